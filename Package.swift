@@ -1,0 +1,58 @@
+// swift-tools-version: 6.0
+// The package layout is part of the design: see ../shared/design/ARCHITECTURE.md.
+import PackageDescription
+
+/// System libraries come from Debian through pkg-config; the apt hint tells a newcomer what to install.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+/// Device drivers live one per folder under Plugins/ and may import HAL and Transports only.
+func driver(_ name: String, folder: String) -> Target {
+    .target(name: name, dependencies: ["HAL", "Transports"], path: "Plugins/\(folder)")
+}
+
+let driverTargets: [Target] = [
+    driver("StandardScale", folder: "StandardScale"),
+    driver("MiScale", folder: "MiScale"),
+    driver("MirrorProfile", folder: "Mirror"),
+    driver("Xbox360Pad", folder: "Xbox360Pad"),
+    driver("DualShock4", folder: "DualShock4"),
+    driver("EvdevRumble", folder: "EvdevRumble"),
+]
+
+let package = Package(
+    name: "hwprobe",
+    products: [
+        .executable(name: "hwprobe", targets: ["hwprobe"]),
+        .library(name: "HAL", targets: ["HAL"]),
+    ],
+    targets: [
+        systemLibrary("CBlueZ", pkgConfig: "bluez", apt: "libbluetooth-dev"),
+        systemLibrary("CLibUSB", pkgConfig: "libusb-1.0", apt: "libusb-1.0-0-dev"),
+        systemLibrary("CV4L2", pkgConfig: "libv4l2", apt: "libv4l-dev"),
+        systemLibrary("CZBar", pkgConfig: "zbar", apt: "libzbar-dev"),
+        systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
+        // Thin C wrappers for what Swift cannot import: variadic ioctl/open and function-like ioctl macros.
+        .target(name: "CLinuxShims", dependencies: ["CBlueZ"], path: "Sources/CLinuxShims"),
+
+        .target(name: "HAL", path: "Sources/HAL"),
+        .target(name: "Transports", dependencies: ["HAL", "CLinuxShims", "CBlueZ", "CLibUSB"],
+                path: "Sources/Transports"),
+        .target(name: "Capture", dependencies: ["HAL", "CLinuxShims", "CV4L2", "CZBar"],
+                path: "Sources/Capture"),
+        .target(name: "Flows", dependencies: ["HAL", "CCrypto"], path: "Sources/Flows"),
+        .executableTarget(
+            name: "hwprobe",
+            dependencies: ["HAL", "Transports", "Capture", "Flows"] + driverTargets.map { .target(name: $0.name) },
+            path: "Sources/hwprobe"),
+
+        .testTarget(name: "HALTests", dependencies: ["HAL"], path: "Tests/HALTests"),
+        .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL"], path: "Tests/TransportsTests"),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL"], path: "Tests/CaptureTests"),
+        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL"], path: "Tests/FlowsTests"),
+        .testTarget(name: "PluginsTests", dependencies: ["HAL"] + driverTargets.map { .target(name: $0.name) },
+                    path: "Tests/PluginsTests"),
+        .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL"], path: "Tests/hwprobeTests"),
+    ] + driverTargets
+)

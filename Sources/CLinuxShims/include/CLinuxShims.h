@@ -1,0 +1,71 @@
+// Thin wrappers for kernel interfaces Swift cannot call directly: variadic open/ioctl and the
+// function-like _IOR/_IOW request macros of V4L2, evdev, hidraw and the Bluetooth HCI socket.
+// Each returns 0 or a positive count on success and -errno on failure, so Swift maps errors once.
+#ifndef CLINUXSHIMS_H
+#define CLINUXSHIMS_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/// open(2) itself, not openat(2): umockdev attaches ioctl emulation to open() only.
+int hal_open(const char *path, int flags);
+int hal_ioctl(int fd, unsigned long request, void *arg);
+
+// ---- V4L2 -------------------------------------------------------------------------------------
+typedef struct {
+    char driver[16];
+    char card[32];
+    char bus_info[32];
+    uint32_t capabilities;
+    uint32_t device_caps;
+} hal_v4l2_caps;
+
+/// Stepwise/continuous sizes come back as a range; discrete ones have min == max.
+typedef struct {
+    uint32_t type; // 1 discrete, 2 continuous, 3 stepwise (V4L2_FRMSIZE_TYPE_*)
+    uint32_t min_width, min_height, max_width, max_height, step_width, step_height;
+} hal_v4l2_framesize;
+
+int hal_v4l2_querycap(int fd, hal_v4l2_caps *out);
+/// Fills fourcc and flags of the index-th format for buffer type (1 capture, 9 capture-mplane).
+int hal_v4l2_enum_fmt(int fd, uint32_t buf_type, uint32_t index, uint32_t *fourcc, uint32_t *flags, char description[32]);
+int hal_v4l2_enum_framesize(int fd, uint32_t fourcc, uint32_t index, hal_v4l2_framesize *out);
+extern const uint32_t HAL_V4L2_CAP_VIDEO_CAPTURE;
+extern const uint32_t HAL_V4L2_CAP_VIDEO_CAPTURE_MPLANE;
+extern const uint32_t HAL_V4L2_CAP_STREAMING;
+extern const uint32_t HAL_V4L2_CAP_DEVICE_CAPS;
+
+// ---- evdev ------------------------------------------------------------------------------------
+typedef struct {
+    uint16_t bustype, vendor, product, version;
+} hal_input_id;
+
+int hal_evdev_name(int fd, char *buf, size_t len);
+int hal_evdev_id(int fd, hal_input_id *out);
+/// 1 when the device advertises FF_RUMBLE, 0 when not; -errno when the query fails.
+int hal_evdev_has_rumble(int fd);
+/// Number of force-feedback effects the device can hold at once (EVIOCGEFFECTS).
+int hal_evdev_effect_slots(int fd, int *out);
+
+// ---- hidraw -----------------------------------------------------------------------------------
+int hal_hidraw_info(int fd, uint32_t *bustype, int16_t *vendor, int16_t *product);
+int hal_hidraw_name(int fd, char *buf, size_t len);
+
+// ---- Bluetooth HCI socket ---------------------------------------------------------------------
+typedef struct {
+    uint16_t dev_id;
+    char name[8];
+    uint8_t bdaddr[6];   // as the kernel stores it: least significant byte first
+    uint32_t flags;      // HCI_UP etc. as bits
+    uint8_t type;
+    uint8_t bus;
+} hal_hci_controller;
+
+/// A raw HCI socket bound to nothing; used to ask the kernel about controllers.
+int hal_hci_control_socket(void);
+/// Lists up to `max` controller ids; returns how many.
+int hal_hci_dev_list(int ctl, uint16_t *ids, int max);
+int hal_hci_dev_info(int ctl, uint16_t dev_id, hal_hci_controller *out);
+extern const uint32_t HAL_HCI_UP_FLAG_BIT;
+
+#endif

@@ -1,0 +1,164 @@
+#include "CLinuxShims.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/videodev2.h>
+#include <linux/input.h>
+#include <linux/hidraw.h>
+#include <bluetooth/bluetooth.h>
+#include <bluetooth/hci.h>
+
+static int result(int rc) { return rc < 0 ? -errno : rc; }
+
+int hal_open(const char *path, int flags) { return result(open(path, flags | O_CLOEXEC)); }
+
+int hal_ioctl(int fd, unsigned long request, void *arg) {
+    int rc;
+    do { rc = ioctl(fd, request, arg); } while (rc < 0 && errno == EINTR);
+    return result(rc);
+}
+
+// ---- V4L2 -------------------------------------------------------------------------------------
+const uint32_t HAL_V4L2_CAP_VIDEO_CAPTURE = V4L2_CAP_VIDEO_CAPTURE;
+const uint32_t HAL_V4L2_CAP_VIDEO_CAPTURE_MPLANE = V4L2_CAP_VIDEO_CAPTURE_MPLANE;
+const uint32_t HAL_V4L2_CAP_STREAMING = V4L2_CAP_STREAMING;
+const uint32_t HAL_V4L2_CAP_DEVICE_CAPS = V4L2_CAP_DEVICE_CAPS;
+
+int hal_v4l2_querycap(int fd, hal_v4l2_caps *out) {
+    struct v4l2_capability cap;
+    memset(&cap, 0, sizeof cap);
+    int rc = hal_ioctl(fd, VIDIOC_QUERYCAP, &cap);
+    if (rc < 0) return rc;
+    memcpy(out->driver, cap.driver, sizeof out->driver);
+    out->driver[sizeof out->driver - 1] = 0;
+    memcpy(out->card, cap.card, sizeof out->card);
+    out->card[sizeof out->card - 1] = 0;
+    memcpy(out->bus_info, cap.bus_info, sizeof out->bus_info);
+    out->bus_info[sizeof out->bus_info - 1] = 0;
+    out->capabilities = cap.capabilities;
+    out->device_caps = (cap.capabilities & V4L2_CAP_DEVICE_CAPS) ? cap.device_caps : cap.capabilities;
+    return 0;
+}
+
+int hal_v4l2_enum_fmt(int fd, uint32_t buf_type, uint32_t index, uint32_t *fourcc, uint32_t *flags, char description[32]) {
+    struct v4l2_fmtdesc d;
+    memset(&d, 0, sizeof d);
+    d.index = index;
+    d.type = buf_type;
+    int rc = hal_ioctl(fd, VIDIOC_ENUM_FMT, &d);
+    if (rc < 0) return rc;
+    *fourcc = d.pixelformat;
+    *flags = d.flags;
+    memcpy(description, d.description, 32);
+    description[31] = 0;
+    return 0;
+}
+
+int hal_v4l2_enum_framesize(int fd, uint32_t fourcc, uint32_t index, hal_v4l2_framesize *out) {
+    struct v4l2_frmsizeenum s;
+    memset(&s, 0, sizeof s);
+    s.index = index;
+    s.pixel_format = fourcc;
+    int rc = hal_ioctl(fd, VIDIOC_ENUM_FRAMESIZES, &s);
+    if (rc < 0) return rc;
+    out->type = s.type;
+    if (s.type == V4L2_FRMSIZE_TYPE_DISCRETE) {
+        out->min_width = out->max_width = s.discrete.width;
+        out->min_height = out->max_height = s.discrete.height;
+        out->step_width = out->step_height = 0;
+    } else {
+        out->min_width = s.stepwise.min_width;
+        out->max_width = s.stepwise.max_width;
+        out->min_height = s.stepwise.min_height;
+        out->max_height = s.stepwise.max_height;
+        out->step_width = s.stepwise.step_width;
+        out->step_height = s.stepwise.step_height;
+    }
+    return 0;
+}
+
+// ---- evdev ------------------------------------------------------------------------------------
+int hal_evdev_name(int fd, char *buf, size_t len) {
+    if (len == 0) return -EINVAL;
+    memset(buf, 0, len);
+    int rc = hal_ioctl(fd, EVIOCGNAME(len - 1), buf);
+    return rc < 0 ? rc : 0;
+}
+
+int hal_evdev_id(int fd, hal_input_id *out) {
+    struct input_id id;
+    int rc = hal_ioctl(fd, EVIOCGID, &id);
+    if (rc < 0) return rc;
+    out->bustype = id.bustype; out->vendor = id.vendor; out->product = id.product; out->version = id.version;
+    return 0;
+}
+
+int hal_evdev_has_rumble(int fd) {
+    unsigned char ev[(EV_MAX + 8) / 8];
+    memset(ev, 0, sizeof ev);
+    int rc = hal_ioctl(fd, EVIOCGBIT(0, sizeof ev), ev);
+    if (rc < 0) return rc;
+    if (!(ev[EV_FF / 8] & (1u << (EV_FF % 8)))) return 0;
+    unsigned char ff[(FF_MAX + 8) / 8];
+    memset(ff, 0, sizeof ff);
+    rc = hal_ioctl(fd, EVIOCGBIT(EV_FF, sizeof ff), ff);
+    if (rc < 0) return rc;
+    return (ff[FF_RUMBLE / 8] & (1u << (FF_RUMBLE % 8))) ? 1 : 0;
+}
+
+int hal_evdev_effect_slots(int fd, int *out) { return hal_ioctl(fd, EVIOCGEFFECTS, out); }
+
+// ---- hidraw -----------------------------------------------------------------------------------
+int hal_hidraw_info(int fd, uint32_t *bustype, int16_t *vendor, int16_t *product) {
+    struct hidraw_devinfo info;
+    int rc = hal_ioctl(fd, HIDIOCGRAWINFO, &info);
+    if (rc < 0) return rc;
+    *bustype = info.bustype; *vendor = info.vendor; *product = info.product;
+    return 0;
+}
+
+int hal_hidraw_name(int fd, char *buf, size_t len) {
+    if (len == 0) return -EINVAL;
+    memset(buf, 0, len);
+    int rc = hal_ioctl(fd, HIDIOCGRAWNAME(len - 1), buf);
+    return rc < 0 ? rc : 0;
+}
+
+// ---- Bluetooth HCI socket ---------------------------------------------------------------------
+const uint32_t HAL_HCI_UP_FLAG_BIT = HCI_UP;
+
+int hal_hci_control_socket(void) {
+    return result(socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI));
+}
+
+int hal_hci_dev_list(int ctl, uint16_t *ids, int max) {
+    if (max <= 0 || max > HCI_MAX_DEV) max = HCI_MAX_DEV;
+    char storage[sizeof(struct hci_dev_list_req) + HCI_MAX_DEV * sizeof(struct hci_dev_req)];
+    struct hci_dev_list_req *req = (struct hci_dev_list_req *)storage;
+    memset(storage, 0, sizeof storage);
+    req->dev_num = (uint16_t)max;
+    int rc = hal_ioctl(ctl, HCIGETDEVLIST, req);
+    if (rc < 0) return rc;
+    for (int i = 0; i < req->dev_num && i < max; i++) ids[i] = req->dev_req[i].dev_id;
+    return req->dev_num;
+}
+
+int hal_hci_dev_info(int ctl, uint16_t dev_id, hal_hci_controller *out) {
+    struct hci_dev_info di;
+    memset(&di, 0, sizeof di);
+    di.dev_id = dev_id;
+    int rc = hal_ioctl(ctl, HCIGETDEVINFO, &di);
+    if (rc < 0) return rc;
+    out->dev_id = di.dev_id;
+    memcpy(out->name, di.name, sizeof out->name);
+    out->name[sizeof out->name - 1] = 0;
+    memcpy(out->bdaddr, di.bdaddr.b, 6);
+    out->flags = di.flags;
+    out->type = di.type & 0x0f;
+    out->bus = di.type >> 4;
+    return 0;
+}

@@ -1,0 +1,36 @@
+/// One symbol (a QR code) found in a frame: its exact bytes, as the code carries them.
+public struct DecodedSymbol: Hashable, Sendable {
+    public var bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+    public init(text: String) { self.bytes = Array(text.utf8) }
+
+    /// The bytes as text when they are valid UTF-8 (VB1 codes always are).
+    public var text: String? { String(validating: bytes, as: UTF8.self) }
+}
+
+/// Every symbol found in one frame.
+public struct DecodedFrame: Hashable, Sendable {
+    public var sequence: UInt64
+    public var timestamp: Duration
+    public var symbols: [DecodedSymbol]
+
+    public init(sequence: UInt64, timestamp: Duration, symbols: [DecodedSymbol]) {
+        self.sequence = sequence
+        self.timestamp = timestamp
+        self.symbols = symbols
+    }
+}
+
+/// Turns a frame into symbols. zbar is the first implementation; others join as plugins.
+public protocol CodeDecoder: Sendable {
+    var name: String { get }
+    func decode(_ frame: GrayFrame) -> [DecodedSymbol]
+}
+
+/// Decoded codes from a camera, which is all the import flow needs to know about cameras.
+/// The stream ends with a `CameraError` when its camera goes away.
+public protocol CodeSource: Sendable {
+    var description: String { get }
+    func codes() -> AsyncThrowingStream<DecodedFrame, any Error>
+}

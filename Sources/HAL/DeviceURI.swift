@@ -1,0 +1,148 @@
+/// A device named on the command line, per the contract's URI table.
+public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
+    case hci(index: Int)
+    case uart(path: String, baud: Int, rtscts: Bool)
+    case tcp(host: String, port: UInt16)
+    case v4l2(path: String)
+    case file(path: String, paced: Bool)
+    case usb(USBIdentity, bus: Int?, address: Int?)
+    case hidraw(path: String)
+    case evdev(path: String)
+    case log
+    case bell
+    case sim
+
+    public enum Family: String, Sendable { case hci, camera, haptics, any }
+
+    public var family: Family {
+        switch self {
+        case .hci, .uart, .tcp: .hci
+        case .v4l2, .file: .camera
+        case .usb, .hidraw, .evdev, .log, .bell: .haptics
+        case .sim: .any
+        }
+    }
+
+    public init(parsing text: String) throws(DeviceURIError) {
+        guard let colon = text.firstIndex(of: ":") else { throw .malformed(text, "expected SCHEME:…") }
+        let scheme = text[..<colon].lowercased()
+        let rest = String(text[text.index(after: colon)...])
+        let (body, query) = Self.splitQuery(rest)
+        switch scheme {
+        case "hci":
+            let digits = body.hasPrefix("hci") ? String(body.dropFirst(3)) : body
+            guard let index = Int(digits), index >= 0, index < 256 else { throw .malformed(text, "expected hci:N, e.g. hci:0") }
+            self = .hci(index: index)
+        case "uart":
+            guard body.hasPrefix("/") else { throw .malformed(text, "expected uart:/dev/ttyX") }
+            var baud = 1_000_000
+            var rtscts = true
+            for (key, value) in query {
+                switch key {
+                case "baud":
+                    guard let b = Int(value), b > 0 else { throw .malformed(text, "baud must be a positive number") }
+                    baud = b
+                case "rtscts":
+                    guard value == "0" || value == "1" else { throw .malformed(text, "rtscts must be 0 or 1") }
+                    rtscts = value == "1"
+                default: throw .malformed(text, "unknown option \(key) (known: baud, rtscts)")
+                }
+            }
+            self = .uart(path: body, baud: baud, rtscts: rtscts)
+        case "tcp":
+            guard let portColon = body.lastIndex(of: ":"), let port = UInt16(body[body.index(after: portColon)...]),
+                  port > 0, portColon > body.startIndex
+            else { throw .malformed(text, "expected tcp:HOST:PORT") }
+            self = .tcp(host: String(body[..<portColon]), port: port)
+        case "v4l2":
+            guard body.hasPrefix("/") else { throw .malformed(text, "expected v4l2:/dev/videoN") }
+            self = .v4l2(path: body)
+        case "file":
+            guard !body.isEmpty else { throw .malformed(text, "expected file:PATH") }
+            var paced = true
+            for (key, value) in query {
+                guard key == "pace", value == "max" || value == "realtime" else {
+                    throw .malformed(text, "the only option is pace=max")
+                }
+                paced = value != "max"
+            }
+            self = .file(path: body, paced: paced)
+        case "usb":
+            let (ids, location) = Self.split(body, at: "@")
+            let parts = ids.split(separator: ":")
+            guard parts.count == 2, parts.allSatisfy({ $0.count == 4 }),
+                  let v = UInt16(parts[0], radix: 16), let p = UInt16(parts[1], radix: 16)
+            else { throw .malformed(text, "expected usb:VID:PID, e.g. usb:045e:028e") }
+            var bus: Int?
+            var address: Int?
+            if let location {
+                let bits = location.split(separator: ".")
+                guard bits.count == 2, let b = Int(bits[0]), let a = Int(bits[1]) else {
+                    throw .malformed(text, "expected usb:VID:PID@BUS.ADDR")
+                }
+                bus = b
+                address = a
+            }
+            self = .usb(USBIdentity(vendor: v, product: p), bus: bus, address: address)
+        case "hidraw":
+            guard body.hasPrefix("/") else { throw .malformed(text, "expected hidraw:/dev/hidrawN") }
+            self = .hidraw(path: body)
+        case "evdev":
+            guard body.hasPrefix("/") else { throw .malformed(text, "expected evdev:/dev/input/eventN") }
+            self = .evdev(path: body)
+        case "log": self = .log
+        case "bell": self = .bell
+        case "sim": self = .sim
+        default:
+            throw .unknownScheme(String(scheme))
+        }
+        if case .uart = self {} else if case .file = self {} else if !query.isEmpty {
+            throw .malformed(text, "this kind of device takes no ?options")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .hci(let index): "hci:\(index)"
+        case .uart(let path, let baud, let rtscts): "uart:\(path)?baud=\(baud)&rtscts=\(rtscts ? 1 : 0)"
+        case .tcp(let host, let port): "tcp:\(host):\(port)"
+        case .v4l2(let path): "v4l2:\(path)"
+        case .file(let path, let paced): "file:\(path)" + (paced ? "" : "?pace=max")
+        case .usb(let id, let bus, let address):
+            "usb:\(id)" + ((bus != nil && address != nil) ? "@\(bus ?? 0).\(address ?? 0)" : "")
+        case .hidraw(let path): "hidraw:\(path)"
+        case .evdev(let path): "evdev:\(path)"
+        case .log: "log:"
+        case .bell: "bell:"
+        case .sim: "sim:"
+        }
+    }
+
+    private static func splitQuery(_ s: String) -> (String, [(String, String)]) {
+        let (body, query) = split(s, at: "?")
+        guard let query else { return (body, []) }
+        let pairs = query.split(separator: "&").map { pair -> (String, String) in
+            let (k, v) = split(String(pair), at: "=")
+            return (k, v ?? "")
+        }
+        return (body, pairs)
+    }
+
+    private static func split(_ s: String, at separator: Character) -> (String, String?) {
+        guard let i = s.firstIndex(of: separator) else { return (s, nil) }
+        return (String(s[..<i]), String(s[s.index(after: i)...]))
+    }
+}
+
+public enum DeviceURIError: Error, Hashable, Sendable, CustomStringConvertible {
+    case unknownScheme(String)
+    case malformed(String, String)
+
+    public var description: String {
+        switch self {
+        case .unknownScheme(let scheme):
+            "unknown device kind '\(scheme):' (known: hci, uart, tcp, v4l2, file, usb, hidraw, evdev, log, bell, sim)"
+        case .malformed(let uri, let why): "bad device URI '\(uri)': \(why)"
+        }
+    }
+}

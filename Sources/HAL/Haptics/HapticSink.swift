@@ -1,0 +1,25 @@
+/// Somewhere a cue can be felt, seen or heard: a rumble pad, force feedback, a bell, a log.
+public protocol HapticSink: Sendable {
+    var name: String { get }
+    /// Plays the cue's pattern and returns when it has finished. A new cue cancels the one still
+    /// playing. Throws once the device is gone; flows carry on without haptics then.
+    func play(_ cue: HapticCue) async throws(HapticError)
+}
+
+public enum HapticError: Error, Hashable, Sendable, CustomStringConvertible {
+    case disappeared(String)
+    case permissionDenied(String)
+    case busy(String)
+    case unsupported(String)
+    case io(String)
+
+    public var description: String {
+        switch self {
+        case .disappeared(let device): "haptic device \(device) disappeared: carrying on without haptics"
+        case .permissionDenied(let device): "no permission to use \(device): install the udev rule from the README or run with sudo"
+        case .busy(let why): why
+        case .unsupported(let why): "unsupported: \(why)"
+        case .io(let why): "haptic I/O failed: \(why)"
+        }
+    }
+}

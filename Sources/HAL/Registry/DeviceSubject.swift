@@ -1,0 +1,45 @@
+/// Something a driver might claim, described the way the registry's rules look at it.
+public enum DeviceSubject: Hashable, Sendable {
+    case advertisement(Advertisement)
+    case usb(USBIdentity)
+    case hidraw(path: String, identity: USBIdentity)
+    case evdev(path: String, capabilities: Set<MatchRule.EvdevCapability>)
+}
+
+public struct USBIdentity: Hashable, Sendable, CustomStringConvertible {
+    public var vendor: UInt16
+    public var product: UInt16
+
+    public init(vendor: UInt16, product: UInt16) {
+        self.vendor = vendor
+        self.product = product
+    }
+
+    /// `045e:028e`: USB IDs are lower-case hex in the contract.
+    public var description: String { "\(hex4(vendor).lowercased()):\(hex4(product).lowercased())" }
+}
+
+extension MatchRule {
+    /// Whether this rule, on its own, matches the subject.
+    public func matches(_ subject: DeviceSubject) -> Bool {
+        switch (self, subject) {
+        case (.serviceUUID(let uuid), .advertisement(let ad)):
+            return ad.serviceUUIDs.contains(uuid)
+        case (.serviceData(let uuid), .advertisement(let ad)):
+            return ad.serviceData[uuid] != nil
+        case (.manufacturer(let company, let prefix), .advertisement(let ad)):
+            guard let data = ad.manufacturerData[company] else { return false }
+            return data.starts(with: prefix)
+        case (.namePrefix(let prefix), .advertisement(let ad)):
+            return ad.localName?.hasPrefix(prefix) ?? false
+        case (.usb(let v, let p), .usb(let id)):
+            return id.vendor == v && id.product == p
+        case (.hidraw(let v, let p), .hidraw(_, let id)):
+            return id.vendor == v && id.product == p
+        case (.evdev(let cap), .evdev(_, let caps)):
+            return caps.contains(cap)
+        default:
+            return false
+        }
+    }
+}

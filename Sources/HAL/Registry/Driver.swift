@@ -1,0 +1,31 @@
+/// The kind of device a driver yields, as the contract's `kind` names it.
+public enum DeviceKind: String, Hashable, Sendable { case scale, mirror, hapticPad }
+
+/// A driver's identity card: who it is and what it claims. Pure data.
+public struct DriverDescriptor: Hashable, Sendable {
+    /// Stable identifier shown as `driver` in `hwprobe list` (e.g. `mi-scale`).
+    public var id: String
+    public var name: String
+    public var kind: DeviceKind
+    /// A driver claims a device when any one of its rules matches.
+    public var rules: [MatchRule]
+
+    public init(id: String, name: String, kind: DeviceKind, rules: [MatchRule]) {
+        self.id = id
+        self.name = name
+        self.kind = kind
+        self.rules = rules
+    }
+}
+
+/// Every plugin's entry point. Family protocols (scale drivers, pad drivers) refine it with the
+/// factories that turn a claimed device into a HAL object.
+public protocol Driver: Sendable {
+    var descriptor: DriverDescriptor { get }
+}
+
+/// A driver for scales that broadcast their readings in advertisements (no connection needed).
+public protocol BroadcastScaleDriver: Driver {
+    /// The reading in this advertisement, or nil when it carries none.
+    func reading(from advertisement: Advertisement) -> WeightReading?
+}

@@ -1,0 +1,52 @@
+/// What a driver recognises, as data, so `hwprobe` can say which driver claimed a device and why.
+public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
+    /// The advertisement lists this service UUID.
+    case serviceUUID(BluetoothUUID)
+    /// The advertisement carries service data for this UUID (broadcast scales).
+    case serviceData(BluetoothUUID)
+    /// Manufacturer data from this company, optionally starting with these bytes.
+    case manufacturer(companyID: UInt16, prefix: [UInt8])
+    /// The local name starts with this text.
+    case namePrefix(String)
+    /// A USB device with this vendor and product ID.
+    case usb(vendor: UInt16, product: UInt16)
+    /// A hidraw node whose device has this vendor and product ID.
+    case hidraw(vendor: UInt16, product: UInt16)
+    /// An evdev node with this capability.
+    case evdev(EvdevCapability)
+
+    public enum EvdevCapability: String, Hashable, Sendable { case rumble = "FF_RUMBLE" }
+
+    /// How much a match by this rule says about the device. A more specific rule wins over a
+    /// generic one: vendor bytes over service data over a listed service over a name.
+    public var specificity: Int {
+        switch self {
+        case .manufacturer(_, let prefix): 400 + prefix.count
+        case .usb, .hidraw: 400
+        case .serviceData: 300
+        case .serviceUUID(let uuid): uuid.shortValue == nil ? 250 : 200
+        case .namePrefix(let prefix): 100 + prefix.count
+        case .evdev: 50
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .serviceUUID(let uuid): "service \(uuid)"
+        case .serviceData(let uuid): "service data \(uuid)"
+        case .manufacturer(let company, let prefix):
+            "manufacturer \(hex4(company))" + (prefix.isEmpty ? "" : " data " + prefix.map(hex2).joined(separator: " "))
+        case .namePrefix(let prefix): "name \"\(prefix)…\""
+        case .usb(let v, let p): "USB \(hex4(v).lowercased()):\(hex4(p).lowercased())"
+        case .hidraw(let v, let p): "hidraw \(hex4(v).lowercased()):\(hex4(p).lowercased())"
+        case .evdev(let cap): "evdev \(cap.rawValue)"
+        }
+    }
+}
+
+func hex2(_ v: UInt8) -> String {
+    let s = String(v, radix: 16, uppercase: true)
+    return s.count == 1 ? "0" + s : s
+}
+
+func hex4(_ v: UInt16) -> String { hex2(UInt8(v >> 8)) + hex2(UInt8(v & 0xFF)) }
