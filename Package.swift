@@ -36,10 +36,13 @@ let package = Package(
         // Thin C wrappers for what Swift cannot import: variadic ioctl/open and function-like ioctl macros.
         .target(name: "CLinuxShims", dependencies: ["CBlueZ"], path: "Sources/CLinuxShims"),
 
+        // Typed Swift wrappers over CLinuxShims (file descriptors, errno, ioctl, sysfs) shared by
+        // Transports and Capture, so device code reads as intent rather than as C.
+        .target(name: "LinuxIO", dependencies: ["CLinuxShims"], path: "Sources/LinuxIO"),
         .target(name: "HAL", path: "Sources/HAL"),
-        .target(name: "Transports", dependencies: ["HAL", "CLinuxShims", "CBlueZ", "CLibUSB"],
+        .target(name: "Transports", dependencies: ["HAL", "LinuxIO", "CLinuxShims", "CBlueZ", "CLibUSB"],
                 path: "Sources/Transports"),
-        .target(name: "Capture", dependencies: ["HAL", "CLinuxShims", "CV4L2", "CZBar"],
+        .target(name: "Capture", dependencies: ["HAL", "LinuxIO", "CLinuxShims", "CV4L2", "CZBar"],
                 path: "Sources/Capture"),
         .target(name: "Flows", dependencies: ["HAL", "CCrypto"], path: "Sources/Flows"),
         .executableTarget(
@@ -53,6 +56,6 @@ let package = Package(
         .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL"], path: "Tests/FlowsTests"),
         .testTarget(name: "PluginsTests", dependencies: ["HAL"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),
-        .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL"], path: "Tests/hwprobeTests"),
+        .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture"], path: "Tests/hwprobeTests"),
     ] + driverTargets
 )

@@ -1,1 +1,4 @@
-print("hwprobe")
+import Foundation
+
+let code = await HWProbe(console: .standard()).run(Array(CommandLine.arguments.dropFirst()))
+exit(code)

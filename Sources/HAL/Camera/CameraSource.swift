@@ -93,7 +93,7 @@ public enum CameraError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .notFound(let path): "camera \(path) not found"
         case .permissionDenied(let path): "no permission to open \(path): add yourself to the video group or run with sudo"
-        case .noKernelSupport(let why): "no V4L2 support: \(why)"
+        case .noKernelSupport(let why): why
         case .notACaptureDevice(let path): "\(path) is not a video capture device"
         case .noUsableFormat(let path): "\(path) offers no format we can turn into a grey picture"
         case .disappeared(let path): "camera \(path) disappeared"

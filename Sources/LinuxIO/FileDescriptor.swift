@@ -1,0 +1,78 @@
+import CLinuxShims
+import Glibc
+
+/// An open file descriptor: a thin typed layer over open/read/write/close/poll.
+public struct FileDescriptor: Hashable, Sendable {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public enum Access: Sendable { case readOnly, writeOnly, readWrite }
+
+    /// Opens with `open(2)` (never `openat`: umockdev emulates devices behind `open` only).
+    public static func open(_ path: String, _ access: Access, nonBlocking: Bool = false) throws(Errno) -> FileDescriptor {
+        var flags: Int32 = switch access {
+        case .readOnly: O_RDONLY
+        case .writeOnly: O_WRONLY
+        case .readWrite: O_RDWR
+        }
+        if nonBlocking { flags |= O_NONBLOCK }
+        return FileDescriptor(rawValue: try check(hal_open(path, flags)))
+    }
+
+    public func close() { _ = Glibc.close(rawValue) }
+
+    /// Runs `body` with the descriptor and closes it afterwards, whatever happens.
+    public static func withOpened<R>(_ path: String, _ access: Access, nonBlocking: Bool = false,
+                                     _ body: (FileDescriptor) throws(Errno) -> R) throws(Errno) -> R {
+        let fd = try open(path, access, nonBlocking: nonBlocking)
+        defer { fd.close() }
+        return try body(fd)
+    }
+
+    public func ioctl(_ request: UInt, _ argument: UnsafeMutableRawPointer?) throws(Errno) {
+        _ = try check(hal_ioctl(rawValue, request, argument))
+    }
+
+    /// Reads what is available, retrying on EINTR; 0 bytes means end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        while true {
+            let n = Glibc.read(rawValue, buffer.baseAddress, buffer.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw Errno.current }
+        }
+    }
+
+    /// Writes every byte, retrying on EINTR and short writes.
+    public func writeAll(_ bytes: [UInt8]) throws(Errno) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in Glibc.write(rawValue, raw.baseAddress! + offset, raw.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Errno.current
+            }
+            offset += n
+        }
+    }
+
+    public struct PollEvents: OptionSet, Sendable {
+        public let rawValue: Int16
+        public init(rawValue: Int16) { self.rawValue = rawValue }
+        public static let readable = PollEvents(rawValue: Int16(POLLIN))
+        public static let writable = PollEvents(rawValue: Int16(POLLOUT))
+        public static let error = PollEvents(rawValue: Int16(POLLERR))
+        public static let hangUp = PollEvents(rawValue: Int16(POLLHUP))
+        public static let invalid = PollEvents(rawValue: Int16(POLLNVAL))
+    }
+
+    /// Waits for the descriptor; returns the events that happened, empty on timeout.
+    public func poll(for events: PollEvents, timeoutMilliseconds: Int32) throws(Errno) -> PollEvents {
+        var entry = pollfd(fd: rawValue, events: events.rawValue, revents: 0)
+        while true {
+            let rc = Glibc.poll(&entry, 1, timeoutMilliseconds)
+            if rc >= 0 { return PollEvents(rawValue: entry.revents) }
+            if errno != EINTR { throw Errno.current }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import CLinuxShims
+import HAL
+import LinuxIO
+
+/// An input event node and what it can do.
+public struct EvdevDeviceInfo: Hashable, Sendable {
+    public var path: String
+    public var name: String
+    public var identity: USBIdentity
+    public var capabilities: Set<MatchRule.EvdevCapability>
+    public var uri: String { "evdev:\(path)" }
+
+    public init(path: String, name: String, identity: USBIdentity, capabilities: Set<MatchRule.EvdevCapability>) {
+        self.path = path
+        self.name = name
+        self.identity = identity
+        self.capabilities = capabilities
+    }
+}
+
+/// A hidraw node and the USB/Bluetooth IDs of the device behind it.
+public struct HidrawDeviceInfo: Hashable, Sendable {
+    public var path: String
+    public var name: String
+    public var identity: USBIdentity
+    public var uri: String { "hidraw:\(path)" }
+
+    public init(path: String, name: String, identity: USBIdentity) {
+        self.path = path
+        self.name = name
+        self.identity = identity
+    }
+}
+
+public enum InputAccessError: Error, Hashable, Sendable, CustomStringConvertible {
+    case noNodes(String)
+
+    public var description: String {
+        switch self {
+        case .noNodes(let why): why
+        }
+    }
+}
+
+/// Finds evdev nodes with force feedback and hidraw nodes; nodes that cannot be opened are
+/// reported one by one rather than failing the whole list.
+public struct InputProbe: Sendable {
+    public let tree: SystemTree
+
+    public init(tree: SystemTree = .live) { self.tree = tree }
+
+    public func evdevDevices() throws(InputAccessError) -> (devices: [EvdevDeviceInfo], problems: [String]) {
+        let names = tree.listDev("input").filter { $0.hasPrefix("event") }
+        if names.isEmpty && tree.list("class/input") == nil {
+            throw .noNodes("kernel has no input (evdev) support: no /sys/class/input")
+        }
+        var devices: [EvdevDeviceInfo] = []
+        var problems: [String] = []
+        for name in names {
+            let path = tree.devPath("input/\(name)")
+            do {
+                let info = try FileDescriptor.withOpened(path, .readOnly, nonBlocking: true) { fd throws(Errno) -> EvdevDeviceInfo in
+                    var nameBuffer = [CChar](repeating: 0, count: 256)
+                    _ = try check(hal_evdev_name(fd.rawValue, &nameBuffer, nameBuffer.count))
+                    var id = hal_input_id()
+                    _ = try check(hal_evdev_id(fd.rawValue, &id))
+                    let rumble = try check(hal_evdev_has_rumble(fd.rawValue)) == 1
+                    return EvdevDeviceInfo(path: path, name: String(decoding: nameBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+                                           identity: USBIdentity(vendor: id.vendor, product: id.product),
+                                           capabilities: rumble ? [.rumble] : [])
+                }
+                devices.append(info)
+            } catch {
+                problems.append(error.meansPermission
+                    ? "cannot open \(path): permission denied (add yourself to the input group or install the udev rule)"
+                    : "cannot query \(path): \(error)")
+            }
+        }
+        return (devices, problems)
+    }
+
+    public func hidrawDevices() -> (devices: [HidrawDeviceInfo], problems: [String]) {
+        var devices: [HidrawDeviceInfo] = []
+        var problems: [String] = []
+        for name in tree.listDev().filter({ $0.hasPrefix("hidraw") }) {
+            let path = tree.devPath(name)
+            do {
+                let info = try FileDescriptor.withOpened(path, .readOnly, nonBlocking: true) { fd throws(Errno) -> HidrawDeviceInfo in
+                    var bus: UInt32 = 0
+                    var vendor: Int16 = 0
+                    var product: Int16 = 0
+                    _ = try check(hal_hidraw_info(fd.rawValue, &bus, &vendor, &product))
+                    var nameBuffer = [CChar](repeating: 0, count: 256)
+                    _ = try check(hal_hidraw_name(fd.rawValue, &nameBuffer, nameBuffer.count))
+                    return HidrawDeviceInfo(path: path, name: String(decoding: nameBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+                                            identity: USBIdentity(vendor: UInt16(bitPattern: vendor), product: UInt16(bitPattern: product)))
+                }
+                devices.append(info)
+            } catch {
+                problems.append(error.meansPermission
+                    ? "cannot open \(path): permission denied (install the udev rule from the README)"
+                    : "cannot query \(path): \(error)")
+            }
+        }
+        return (devices, problems)
+    }
+}

@@ -1,0 +1,151 @@
+import Capture
+import HAL
+import Transports
+
+/// Where `list` looks. Live by default; tests put fixed answers in place of the machine's.
+struct ListSources: Sendable {
+    var controllers: @Sendable () throws(HCIAccessError) -> [HCIControllerInfo] = { () throws(HCIAccessError) in
+        try HCIControllerProbe.controllers()
+    }
+    var cameras: @Sendable () throws(CameraError) -> V4L2Probe.Report = { () throws(CameraError) in try V4L2Probe().probe() }
+    var usb: @Sendable (Set<USBIdentity>) throws(USBAccessError) -> [USBDeviceInfo] = { (ids) throws(USBAccessError) in
+        try USBProbe.devices(opening: ids)
+    }
+    var evdev: @Sendable () throws(InputAccessError) -> (devices: [EvdevDeviceInfo], problems: [String]) = { () throws(InputAccessError) in
+        try InputProbe().evdevDevices()
+    }
+    var hidraw: @Sendable () -> (devices: [HidrawDeviceInfo], problems: [String]) = { InputProbe().hidrawDevices() }
+    var serialPorts: @Sendable () -> [String] = { SerialPortProbe().ports() }
+}
+
+/// `hwprobe list`: what is attached, each section on its own, so one missing kernel feature
+/// never hides the rest.
+struct ListCommand: Sendable {
+    var registry: DriverRegistry
+    var sources = ListSources()
+    var transports: TransportFactory
+
+    func report(hciURIs: [DeviceURI], scanFor duration: Duration) async -> ListReport {
+        var report = ListReport()
+        do {
+            report.controllers = try sources.controllers().map {
+                ListReport.Controller(uri: $0.uri, name: $0.name, address: $0.address?.description)
+            }
+        } catch {
+            report.problem(.controllers, error.description)
+        }
+        do {
+            let found = try sources.cameras()
+            report.cameras = found.cameras.map(Self.camera)
+            for problem in found.problems { report.problem(.cameras, problem) }
+        } catch {
+            report.problem(.cameras, error.description)
+        }
+        collectHapticDevices(into: &report)
+        report.serialPorts = sources.serialPorts().map { ListReport.SerialPort(path: $0) }
+        for uri in hciURIs {
+            await scan(uri, for: duration, into: &report)
+        }
+        return report
+    }
+
+    static func camera(_ info: CameraInfo) -> ListReport.Camera {
+        ListReport.Camera(uri: info.uri, card: info.card, driver: info.driver,
+                          formats: info.formats.map { .init(fourcc: $0.fourcc, sizes: $0.sizes.map(\.description)) })
+    }
+
+    private func collectHapticDevices(into report: inout ListReport) {
+        do {
+            let devices = try sources.usb(Set(registry.usbIdentities))
+            for device in devices {
+                guard let claim = registry.claim(.usb(device.identity)) else { continue }
+                let twins = devices.filter { $0.identity == device.identity }.count
+                report.hapticDevices.append(.init(uri: twins > 1 ? device.uri : "usb:\(device.identity)",
+                                                  name: device.product ?? claim.descriptor.name, driver: claim.descriptor.id))
+            }
+        } catch {
+            report.problem(.hapticDevices, error.description)
+        }
+        let hidraw = sources.hidraw()
+        for device in hidraw.devices {
+            guard let claim = registry.claim(.hidraw(path: device.path, identity: device.identity)) else { continue }
+            report.hapticDevices.append(.init(uri: device.uri, name: device.name, driver: claim.descriptor.id))
+        }
+        for problem in hidraw.problems { report.problem(.hapticDevices, problem) }
+        do {
+            let evdev = try sources.evdev()
+            for device in evdev.devices {
+                guard let claim = registry.claim(.evdev(path: device.path, capabilities: device.capabilities)) else { continue }
+                report.hapticDevices.append(.init(uri: device.uri, name: device.name, driver: claim.descriptor.id))
+            }
+            for problem in evdev.problems { report.problem(.hapticDevices, problem) }
+        } catch {
+            report.problem(.hapticDevices, error.description)
+        }
+    }
+
+    private func scan(_ uri: DeviceURI, for duration: Duration, into report: inout ListReport) async {
+        let transport: any ScaleTransport
+        do {
+            transport = try transports.scaleTransport(for: uri)
+        } catch {
+            report.problem(.peripherals, "\(uri): \(error.message)")
+            return
+        }
+        do {
+            let seen = try await Discovery.collect(transport.discover(), for: duration, clock: transports.clock(for: uri))
+            for device in seen {
+                report.peripherals.append(peripheral(device, hci: uri.description))
+            }
+        } catch {
+            report.problem(.peripherals, "\(uri): \(error)")
+        }
+    }
+
+    func peripheral(_ device: DiscoveredDevice, hci: String) -> ListReport.Peripheral {
+        let claim = registry.claim(.advertisement(device.advertisement))
+        let weight = (claim?.driver as? any BroadcastScaleDriver)?.reading(from: device.advertisement)?.kilograms
+        return ListReport.Peripheral(hci: hci, address: device.address.description, name: device.name,
+                                     rssi: Int(device.rssi),
+                                     services: device.advertisement.allServiceUUIDs.map(\.description),
+                                     driver: claim?.descriptor.id, kind: claim?.descriptor.kind.rawValue, weightKg: weight)
+    }
+}
+
+enum Discovery {
+    /// Everything discovered within `duration`, one entry per address with advertisements merged,
+    /// in the order first seen.
+    static func collect(_ stream: AsyncThrowingStream<DiscoveredDevice, any Error>, for duration: Duration,
+                        clock: any Clock<Duration>) async throws -> [DiscoveredDevice] {
+        try await withThrowingTaskGroup(of: [DiscoveredDevice]?.self) { group in
+            group.addTask {
+                var order: [BLEAddress] = []
+                var seen: [BLEAddress: DiscoveredDevice] = [:]
+                do {
+                    for try await device in stream {
+                        if let old = seen[device.address] {
+                            var merged = device
+                            merged.advertisement = old.advertisement.merging(device.advertisement)
+                            seen[device.address] = merged
+                        } else {
+                            order.append(device.address)
+                            seen[device.address] = device
+                        }
+                        try Task.checkCancellation()
+                    }
+                } catch is CancellationError {}
+                return order.compactMap { seen[$0] }
+            }
+            group.addTask {
+                try? await clock.sleep(for: duration)
+                return nil
+            }
+            // Whichever finishes first: the deadline cancels the scan, which then hands over what it saw.
+            var result: [DiscoveredDevice] = []
+            while let next = try await group.next() {
+                if let devices = next { result = devices; group.cancelAll() } else { group.cancelAll() }
+            }
+            return result
+        }
+    }
+}

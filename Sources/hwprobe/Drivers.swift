@@ -1,0 +1,18 @@
+import DualShock4
+import EvdevRumble
+import HAL
+import MiScale
+import MirrorProfile
+import StandardScale
+import Xbox360Pad
+
+/// Every linked driver, in registration order (which breaks ties between equally specific rules).
+/// Adding a device is adding a folder under Plugins/ and a line here.
+let linkedDrivers: [any Driver] = [
+    MirrorDriver(),
+    MiScaleDriver(),
+    StandardScaleDriver(),
+    Xbox360PadDriver(),
+    DualShock4Driver(),
+    EvdevRumbleDriver(),
+]

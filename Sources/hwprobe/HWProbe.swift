@@ -1,0 +1,67 @@
+import HAL
+
+/// The CLI's entry: parse, dispatch, map failures to the contract's exit codes and JSON.
+struct HWProbe: Sendable {
+    var console: Console
+    var registry = DriverRegistry(drivers: linkedDrivers)
+    var listSources = ListSources()
+    var bench = SimulatedBench()
+
+    func run(_ arguments: [String]) async -> Int32 {
+        let invocation: Invocation
+        do {
+            invocation = try ArgumentParser.parse(arguments)
+        } catch {
+            let spec = error.command.flatMap(Commands.spec(named:))
+            if arguments.contains("--json") {
+                console.out(JSON.error(CLIFailure(kind: .usage, message: error.message)))
+            }
+            console.err("hwprobe: \(error.message)\n\n" + (spec.map { "usage: \($0.synopsis)\n" } ?? Commands.overview)
+                        + "Try `hwprobe \(spec?.name ?? "") --help`.\n".replacingOccurrences(of: "  ", with: " "))
+            return ExitCode.usage
+        }
+        if invocation.wantsHelp {
+            let bare = arguments.first.map { $0.hasPrefix("-") } ?? true
+            console.out(bare && invocation.command == "list" && arguments == ["--help"] || arguments == ["-h"]
+                        ? Commands.overview + "\n" + (Commands.spec(named: "list")?.helpText ?? "")
+                        : (Commands.spec(named: invocation.command)?.helpText ?? Commands.overview))
+            return ExitCode.success
+        }
+        do {
+            return try await dispatch(invocation)
+        } catch {
+            if invocation.wantsJSON { console.out(JSON.error(error)) }
+            console.err("hwprobe \(invocation.command): \(error.message)\n")
+            return error.exitCode
+        }
+    }
+
+    private func dispatch(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
+        switch invocation.command {
+        case "list": return try await list(invocation)
+        case "demo": return await DemoCommand(console: console, bench: bench, registry: registry).run(invocation)
+        default:
+            throw CLIFailure(kind: .unsupported, message: "`\(invocation.command)` is not part of this build yet")
+        }
+    }
+
+    private func list(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
+        var uris: [DeviceURI] = []
+        for text in invocation.all("--hci") {
+            do { uris.append(try DeviceURI(parsing: text)) } catch {
+                throw CLIFailure(kind: .usage, message: error.description)
+            }
+        }
+        var seconds = 3.0
+        if let text = invocation.value("--scan-seconds") {
+            guard let value = Double(text), value > 0, value <= 600 else {
+                throw CLIFailure(kind: .usage, message: "--scan-seconds must be a number of seconds between 0 and 600")
+            }
+            seconds = value
+        }
+        let command = ListCommand(registry: registry, sources: listSources, transports: TransportFactory(bench: bench))
+        let report = await command.report(hciURIs: uris, scanFor: .milliseconds(Int64(seconds * 1000)))
+        console.out(invocation.wantsJSON ? JSON.encode(report) : ListTable.render(report))
+        return ExitCode.success
+    }
+}

@@ -1,0 +1,59 @@
+/// `hwprobe list --json`: the contract's shape, key for key (hwprobe-cli.md, "JSON").
+struct ListReport: Codable, Equatable, Sendable {
+    struct Controller: Codable, Equatable, Sendable {
+        var uri: String
+        var name: String
+        var address: String?
+    }
+
+    struct Camera: Codable, Equatable, Sendable {
+        struct Format: Codable, Equatable, Sendable {
+            var fourcc: String
+            var sizes: [String]
+        }
+        var uri: String
+        var card: String
+        var driver: String
+        var formats: [Format]
+    }
+
+    struct HapticDevice: Codable, Equatable, Sendable {
+        var uri: String
+        var name: String
+        var driver: String
+    }
+
+    struct SerialPort: Codable, Equatable, Sendable {
+        var path: String
+    }
+
+    struct Peripheral: Codable, Equatable, Sendable {
+        var hci: String
+        var address: String
+        var name: String?
+        var rssi: Int
+        var services: [String]
+        var driver: String?
+        var kind: String?
+        var weightKg: Double?
+    }
+
+    struct Problem: Codable, Equatable, Sendable {
+        enum Section: String, Codable, Sendable {
+            case controllers, cameras, hapticDevices, serialPorts, peripherals
+        }
+        var section: Section
+        var message: String
+    }
+
+    var controllers: [Controller] = []
+    var cameras: [Camera] = []
+    var hapticDevices: [HapticDevice] = []
+    var serialPorts: [SerialPort] = []
+    var peripherals: [Peripheral] = []
+    var problems: [Problem] = []
+
+    mutating func problem(_ section: Problem.Section, _ message: String) {
+        problems.append(Problem(section: section, message: message))
+    }
+}
