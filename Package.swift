@@ -51,8 +51,8 @@ let package = Package(
             path: "Sources/hwprobe"),
 
         .testTarget(name: "HALTests", dependencies: ["HAL"], path: "Tests/HALTests"),
-        .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL"], path: "Tests/TransportsTests"),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL"], path: "Tests/CaptureTests"),
+        .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO"], path: "Tests/TransportsTests"),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO"], path: "Tests/CaptureTests"),
         .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL"], path: "Tests/FlowsTests"),
         .testTarget(name: "PluginsTests", dependencies: ["HAL"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),

@@ -1,0 +1,226 @@
+import Foundation
+
+/// One VB1 backup container: a 45-byte header, then the AES-256-GCM ciphertext and its 16-byte tag.
+///
+/// Reading is split into steps so an importer can show progress and keep the slow part off the
+/// main thread: `init(parsing:)` (format and parameter checks, cheap and safe on hostile input),
+/// `deriveKey(password:deriver:)` (scrypt), then `open(key:)` (key check and decryption).
+/// `open(password:deriver:)` does the last two in one call.
+public struct VB1Container: Hashable, Sendable {
+    public static let magic: [UInt8] = Array("VLTB".utf8)
+    public static let formatVersion: UInt8 = 1
+    public static let scryptKDF: UInt8 = 1
+    public static let saltLength = 16
+    public static let nonceLength = 12
+    public static let keyCheckLength = 8
+    public static let keyLength = 32
+    public static let tagLength = 16
+    public static let headerLength = 45
+    /// The shortest container: a header and a tag around an empty plaintext.
+    public static let minimumLength = headerLength + tagLength
+    static let keyCheckLabel: [UInt8] = Array("VLTB key check".utf8)
+
+    /// The whole container, exactly as stored in the codes.
+    public let bytes: [UInt8]
+    /// Key-derivation parameters from the header (already checked to be supported).
+    public let parameters: ScryptParameters
+
+    public var version: UInt8 { bytes[4] }
+    public var kdfID: UInt8 { bytes[5] }
+    public var salt: [UInt8] { Array(bytes[9..<25]) }
+    public var nonce: [UInt8] { Array(bytes[25..<37]) }
+    public var keyCheck: [UInt8] { Array(bytes[37..<45]) }
+    /// Offsets 0–44: the additional authenticated data.
+    public var header: [UInt8] { Array(bytes[0..<Self.headerLength]) }
+    /// The encrypted plaintext, without the tag.
+    public var ciphertext: [UInt8] { Array(bytes[Self.headerLength..<(bytes.count - Self.tagLength)]) }
+    public var tag: [UInt8] { Array(bytes[(bytes.count - Self.tagLength)...]) }
+
+    /// Checks a container in the order the format prescribes, without deriving anything.
+    ///
+    /// - Throws: `.notABackup` for a wrong magic, version or KDF, or too few bytes;
+    ///   `.unsupportedParameters` for scrypt parameters outside the supported ranges or needing more
+    ///   than 1 GiB.
+    public init(parsing bytes: [UInt8]) throws(VB1ContainerError) {
+        guard bytes.count >= Self.minimumLength,
+              Array(bytes[0..<4]) == Self.magic,
+              bytes[4] == Self.formatVersion,
+              bytes[5] == Self.scryptKDF
+        else {
+            throw .notABackup
+        }
+        let parameters = ScryptParameters(logN: bytes[6], r: bytes[7], p: bytes[8])
+        if let reason = parameters.unsupportedReason {
+            throw .unsupportedParameters(reason)
+        }
+        self.bytes = bytes
+        self.parameters = parameters
+    }
+
+    // MARK: Reading
+
+    /// The password as the format hashes it: Unicode NFC, then UTF-8.
+    public static func passwordBytes(_ password: String) -> [UInt8] {
+        Array(password.precomposedStringWithCanonicalMapping.utf8)
+    }
+
+    /// Runs the (slow) key derivation for this container's salt and parameters.
+    ///
+    /// - Throws: `.cryptoFailure` when the deriver fails or returns a key of the wrong size.
+    public func deriveKey(
+        password: String, deriver: any KeyDeriver = ScryptKeyDeriver()
+    ) throws(VB1ContainerError) -> [UInt8] {
+        var passwordBytes = Self.passwordBytes(password)
+        defer { passwordBytes.overwriteWithZeros() }
+        return try Self.runDeriver(deriver, password: passwordBytes, salt: salt, parameters: parameters)
+    }
+
+    /// Checks a derived key against the key check (in constant time), then decrypts.
+    ///
+    /// - Throws: `.incorrectPassword` when the key check differs; `.damaged` when the key check
+    ///   matches but the GCM tag does not (the bytes were changed, never a wrong password).
+    public func open(key: [UInt8]) throws(VB1ContainerError) -> [UInt8] {
+        guard key.count == Self.keyLength else {
+            throw .cryptoFailure("derived key is \(key.count) bytes, expected \(Self.keyLength)")
+        }
+        let expected = try Self.keyCheck(for: key)
+        guard BackupCrypto.constantTimeEqual(expected, keyCheck) else {
+            throw .incorrectPassword
+        }
+        do throws(BackupCryptoError) {
+            return try BackupCrypto.aes256GCMOpen(
+                key: key, nonce: nonce, ciphertext: ciphertext, tag: tag, aad: header)
+        } catch .authenticationFailed {
+            throw .damaged("the encrypted data does not match its authentication tag")
+        } catch {
+            throw .cryptoFailure(error.description)
+        }
+    }
+
+    /// Derives the key and opens the container: `open(key: deriveKey(password:deriver:))`.
+    public func open(
+        password: String, deriver: any KeyDeriver = ScryptKeyDeriver()
+    ) throws(VB1ContainerError) -> [UInt8] {
+        var key = try deriveKey(password: password, deriver: deriver)
+        defer { key.overwriteWithZeros() }
+        return try open(key: key)
+    }
+
+    /// Parses and opens container bytes with a password in one call.
+    public static func open(
+        _ bytes: [UInt8], password: String, deriver: any KeyDeriver = ScryptKeyDeriver()
+    ) throws(VB1ContainerError) -> [UInt8] {
+        try VB1Container(parsing: bytes).open(password: password, deriver: deriver)
+    }
+
+    // MARK: Writing
+
+    /// Encrypts `plaintext` into a new container.
+    ///
+    /// - Parameters:
+    ///   - salt: 16 bytes; fresh random bytes when nil (always nil outside tests).
+    ///   - nonce: 12 bytes; fresh random bytes when nil (always nil outside tests).
+    /// - Throws: `.unsupportedParameters` for parameters a reader would refuse or a salt/nonce of the
+    ///   wrong size; `.cryptoFailure` when the crypto library fails.
+    public static func write(
+        plaintext: [UInt8],
+        password: String,
+        parameters: ScryptParameters = .exportDefault,
+        salt: [UInt8]? = nil,
+        nonce: [UInt8]? = nil,
+        deriver: any KeyDeriver = ScryptKeyDeriver()
+    ) throws(VB1ContainerError) -> VB1Container {
+        if let reason = parameters.unsupportedReason {
+            throw .unsupportedParameters(reason)
+        }
+        let salt = try Self.given(salt, orRandom: saltLength)
+        let nonce = try Self.given(nonce, orRandom: nonceLength)
+        guard salt.count == saltLength else {
+            throw .unsupportedParameters("salt must be \(saltLength) bytes, not \(salt.count)")
+        }
+        guard nonce.count == nonceLength else {
+            throw .unsupportedParameters("nonce must be \(nonceLength) bytes, not \(nonce.count)")
+        }
+
+        var passwordBytes = passwordBytes(password)
+        defer { passwordBytes.overwriteWithZeros() }
+        var key = try runDeriver(deriver, password: passwordBytes, salt: salt, parameters: parameters)
+        defer { key.overwriteWithZeros() }
+
+        var header = magic
+        header += [formatVersion, scryptKDF, parameters.logN, parameters.r, parameters.p]
+        header += salt
+        header += nonce
+        header += try keyCheck(for: key)
+
+        let sealed: (ciphertext: [UInt8], tag: [UInt8])
+        do throws(BackupCryptoError) {
+            sealed = try BackupCrypto.aes256GCMSeal(key: key, nonce: nonce, plaintext: plaintext, aad: header)
+        } catch {
+            throw .cryptoFailure(error.description)
+        }
+        return try VB1Container(parsing: header + sealed.ciphertext + sealed.tag)
+    }
+
+    // MARK: Helpers
+
+    /// The first 8 bytes of HMAC-SHA256(key, "VLTB key check").
+    static func keyCheck(for key: [UInt8]) throws(VB1ContainerError) -> [UInt8] {
+        do throws(BackupCryptoError) {
+            return Array(try BackupCrypto.hmacSHA256(key: key, message: keyCheckLabel).prefix(keyCheckLength))
+        } catch {
+            throw .cryptoFailure(error.description)
+        }
+    }
+
+    private static func given(_ bytes: [UInt8]?, orRandom count: Int) throws(VB1ContainerError) -> [UInt8] {
+        if let bytes { return bytes }
+        do throws(BackupCryptoError) {
+            return try BackupCrypto.randomBytes(count)
+        } catch {
+            throw .cryptoFailure(error.description)
+        }
+    }
+
+    private static func runDeriver(
+        _ deriver: any KeyDeriver, password: [UInt8], salt: [UInt8], parameters: ScryptParameters
+    ) throws(VB1ContainerError) -> [UInt8] {
+        let key: [UInt8]
+        do {
+            key = try deriver.deriveKey(password: password, salt: salt, parameters: parameters)
+        } catch let error as VB1ContainerError {
+            throw error
+        } catch {
+            throw .cryptoFailure("key derivation failed: \(error)")
+        }
+        guard key.count == keyLength else {
+            throw .cryptoFailure("key derivation returned \(key.count) bytes, expected \(keyLength)")
+        }
+        return key
+    }
+}
+
+/// Why a container could not be read or written. The first four are the outcomes the format
+/// defines; `cryptoFailure` means the crypto library itself failed (not the user's fault).
+public enum VB1ContainerError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Not a VB1 container at all (wrong magic, version or KDF, or too short).
+    case notABackup
+    /// A VB1 container whose parameters this reader refuses; nothing was derived.
+    case unsupportedParameters(String)
+    /// The key check does not match: the password is wrong.
+    case incorrectPassword
+    /// The password is right but the data was changed.
+    case damaged(String)
+    /// The crypto library or the key deriver failed.
+    case cryptoFailure(String)
+
+    public var description: String {
+        switch self {
+        case .notABackup: return "this is not a vault backup"
+        case .unsupportedParameters(let reason): return "this backup uses unsupported parameters: \(reason)"
+        case .incorrectPassword: return "incorrect password"
+        case .damaged(let reason): return "this backup is damaged: \(reason)"
+        case .cryptoFailure(let reason): return "cryptography failed: \(reason)"
+        }
+    }
+}
