@@ -137,3 +137,10 @@ import Transports
         #expect(err.isEmpty)
     }
 }
+
+@Suite struct BootstrapTests {
+    @Test func everyPluginIsRegisteredOnce() {
+        let ids = linkedDrivers.map(\.descriptor.id)
+        #expect(ids == ["mirror-v1", "mi-scale", "standard-scale", "xbox360-usb", "dualshock4-hidraw", "evdev-rumble"])
+    }
+}
