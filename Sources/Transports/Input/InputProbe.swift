@@ -65,15 +65,13 @@ public struct InputProbe: Sendable {
                     var id = hal_input_id()
                     _ = try check(hal_evdev_id(fd.rawValue, &id))
                     let rumble = try check(hal_evdev_has_rumble(fd.rawValue)) == 1
-                    return EvdevDeviceInfo(path: path, name: String(decoding: nameBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+                    return EvdevDeviceInfo(path: path, name: text(of: nameBuffer),
                                            identity: USBIdentity(vendor: id.vendor, product: id.product),
                                            capabilities: rumble ? [.rumble] : [])
                 }
                 devices.append(info)
             } catch {
-                problems.append(error.meansPermission
-                    ? "cannot open \(path): permission denied (add yourself to the input group or install the udev rule)"
-                    : "cannot query \(path): \(error)")
+                problems.append(problem(opening: path, error))
             }
         }
         return (devices, problems)
@@ -92,16 +90,25 @@ public struct InputProbe: Sendable {
                     _ = try check(hal_hidraw_info(fd.rawValue, &bus, &vendor, &product))
                     var nameBuffer = [CChar](repeating: 0, count: 256)
                     _ = try check(hal_hidraw_name(fd.rawValue, &nameBuffer, nameBuffer.count))
-                    return HidrawDeviceInfo(path: path, name: String(decoding: nameBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
+                    return HidrawDeviceInfo(path: path, name: text(of: nameBuffer),
                                             identity: USBIdentity(vendor: UInt16(bitPattern: vendor), product: UInt16(bitPattern: product)))
                 }
                 devices.append(info)
             } catch {
-                problems.append(error.meansPermission
-                    ? "cannot open \(path): permission denied (install the udev rule from the README)"
-                    : "cannot query \(path): \(error)")
+                problems.append(problem(opening: path, error))
             }
         }
         return (devices, problems)
     }
+}
+
+private func problem(opening path: String, _ error: Errno) -> String {
+    error.meansPermission
+        ? "cannot open \(path): permission denied (install the udev rule from the README, or run with sudo)"
+        : "cannot query \(path): \(error)"
+}
+
+/// A NUL-terminated name an ioctl filled in, as text.
+private func text(of buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
