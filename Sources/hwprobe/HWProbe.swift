@@ -16,15 +16,16 @@ struct HWProbe: Sendable {
             if arguments.contains("--json") {
                 console.out(JSON.error(CLIFailure(kind: .usage, message: error.message)))
             }
+            let helpCommand = spec.map { "hwprobe \($0.name) --help" } ?? "hwprobe --help"
             console.err("hwprobe: \(error.message)\n\n" + (spec.map { "usage: \($0.synopsis)\n" } ?? Commands.overview)
-                        + "Try `hwprobe \(spec?.name ?? "") --help`.\n".replacingOccurrences(of: "  ", with: " "))
+                        + "Try `\(helpCommand)`.\n")
             return ExitCode.usage
         }
         if invocation.wantsHelp {
-            let bare = arguments.first.map { $0.hasPrefix("-") } ?? true
-            console.out(bare && invocation.command == "list" && arguments == ["--help"] || arguments == ["-h"]
-                        ? Commands.overview + "\n" + (Commands.spec(named: "list")?.helpText ?? "")
-                        : (Commands.spec(named: invocation.command)?.helpText ?? Commands.overview))
+            // A bare `hwprobe --help` introduces every command; `hwprobe CMD --help` explains one.
+            let bare = arguments.count == 1
+            let commandHelp = Commands.spec(named: invocation.command)?.helpText ?? ""
+            console.out(bare ? Commands.overview + "\n" + commandHelp : commandHelp)
             return ExitCode.success
         }
         do {
