@@ -1,0 +1,29 @@
+import HAL
+
+/// Words for a screen reader. Screens change silently for someone who cannot see them, so an
+/// engine says the important changes (a wrong password, a finished scan) out loud as well.
+public struct Announcement: Hashable, Sendable {
+    /// How urgently the words should be spoken.
+    public enum Priority: String, CaseIterable, Hashable, Sendable {
+        /// Spoken when the reader is next idle; for progress and confirmations.
+        case polite
+        /// Spoken at once, interrupting; for errors a person must act on.
+        case assertive
+    }
+
+    public var text: String
+    public var priority: Priority
+
+    public init(_ text: String, priority: Priority = .polite) {
+        self.text = text
+        self.priority = priority
+    }
+}
+
+/// Everything an engine publishes, in order, on one stream: what to show, what to feel and
+/// what to hear. One stream keeps the three in step (the cue plays with the screen it belongs to).
+public enum FlowOutput: Hashable, Sendable {
+    case screen(Screen)
+    case cue(HapticCue)
+    case announcement(Announcement)
+}

@@ -1,0 +1,158 @@
+import Flows
+import Testing
+@testable import hwprobe
+
+@Suite("Terminal renderer")
+struct TerminalRendererTests {
+    static let escape = "\u{1B}"
+
+    static let password = Screen(
+        icon: "lock.shield.fill", title: "Enter Backup Password",
+        subtitle: "Use the password this backup was made with.",
+        content: .passwordField(PasswordField(maskedLength: 7, status: .error)), motion: .shake,
+        footer: Footer("Incorrect password", tone: .error))
+
+    static func scanning(_ scanned: Set<Int>) -> Screen {
+        Screen(icon: "qrcode.viewfinder", title: "Scan Backup", content: .tileGrid(TileGrid(count: 8, scanned: scanned)),
+               motion: .numericText)
+    }
+
+    /// Screens of every content kind, with long words and wide glyphs to stress the layout.
+    static let varied: [Screen] = [
+        password,
+        scanning([0, 3]),
+        Screen(icon: "dot.radiowaves.left.and.right", title: "Looking for your mirror",
+               subtitle: "Bluetooth scan in progress. Make sure your mirror is switched on and nearby.", content: .spinner,
+               footer: Footer("This is taking longer than usual.", tone: .warning)),
+        Screen(icon: "scalemass", title: "Pick a mirror",
+               content: .pickList([PickItem(id: "a", title: "Hallway mirror", detail: "-61 dBm"),
+                                   PickItem(id: "b", title: "A mirror with an extraordinarily long name indeed", detail: "-80 dBm")])),
+        Screen(icon: "scalemass", title: "Is the scale lined up?",
+               content: .actions([ScreenAction(id: "c", title: "Confirm", role: .primary), ScreenAction(id: "r", title: "Re-align"),
+                                  ScreenAction(id: "x", title: "Cancel scan", role: .destructive)])),
+        Screen(icon: "figure.stand", title: "Scanning", content: .progress(value: 0.42, line: "Hold still")),
+        Screen(icon: "timer", title: "Get ready", content: .countdown(3)),
+        Screen(icon: "unknown.symbol", title: "Supercalifragilisticexpialidocious-and-then-some", content: .none),
+        Screen(icon: "qrcode.viewfinder", title: "Scan Backup", content: .tileGrid(TileGrid(count: 40, scanned: [1, 2, 39]))),
+    ]
+
+    func visibleWidth(_ line: String) -> Int { TextLayout.displayWidth(TerminalRenderer.ANSI.strip(line)) }
+
+    @Test func noColorMeansNoEscapesAtAll() {
+        let renderer = TerminalRenderer(width: 60, isTerminal: true, noColor: true)
+        for screen in Self.varied {
+            #expect(renderer.frame(for: screen).allSatisfy { !$0.contains(Self.escape) })
+        }
+        #expect(renderer.frame(for: Self.password).contains { $0.hasSuffix("🔒") })
+    }
+
+    @Test func colourUsesTheThemeAs24BitEscapes() {
+        let renderer = TerminalRenderer(width: 60, isTerminal: true, noColor: false)
+        let text = renderer.frame(for: Self.password).joined(separator: "\n")
+        #expect(text.contains("\(Self.escape)[1;38;2;255;0;64m🔒\(Self.escape)[0m"), "the icon in the accent colour")
+        #expect(text.contains("38;2;255;255;255mEnter Backup Password"), "the title in white")
+        #expect(text.contains("38;2;159;179;200mUse the password"), "the subtitle in the secondary colour")
+        #expect(text.contains("38;2;255;107;107mIncorrect password"), "the error footer in the error colour")
+        let plain = TerminalRenderer(width: 60, isTerminal: true, noColor: true).frame(for: Self.password)
+        #expect(renderer.frame(for: Self.password).map(TerminalRenderer.ANSI.strip) == plain, "colour changes nothing but colour")
+    }
+
+    @Test func noColorComesFromTheFlagOrANonEmptyEnvironmentVariable() {
+        #expect(TerminalRenderer.colorDisabled(flag: true, environment: [:]))
+        #expect(TerminalRenderer.colorDisabled(flag: false, environment: ["NO_COLOR": "1"]))
+        #expect(!TerminalRenderer.colorDisabled(flag: false, environment: ["NO_COLOR": ""]))
+        #expect(!TerminalRenderer.colorDisabled(flag: false, environment: [:]))
+
+        let console = CapturedConsole(isTerminal: true, environment: ["NO_COLOR": "yes", "COLUMNS": "50"]).console
+        let renderer = TerminalRenderer(console: console, noColorFlag: false)
+        #expect(renderer.noColor && renderer.isTerminal && renderer.width == 50)
+        let piped = TerminalRenderer(console: CapturedConsole().console, noColorFlag: false)
+        #expect(!piped.noColor && !piped.isTerminal && piped.width == TerminalRenderer.defaultWidth)
+        #expect(TerminalRenderer.width(environment: ["COLUMNS": "0"]) == nil)
+        #expect(TerminalRenderer.width(environment: ["COLUMNS": "wide"]) == nil)
+        #expect(TerminalRenderer(width: 3, isTerminal: true, noColor: true).width == TerminalRenderer.minimumWidth)
+    }
+
+    @Test func aTerminalIsRedrawnInPlace() {
+        var renderer = TerminalRenderer(width: 40, isTerminal: true, noColor: true)
+        let first = renderer.update(Self.scanning([0]))
+        let firstHeight = renderer.frame(for: Self.scanning([0])).count
+        #expect(first.hasPrefix("\r\(Self.escape)[2K"), "nothing to move over yet")
+        #expect(first.components(separatedBy: "\(Self.escape)[2K").count - 1 == firstHeight)
+
+        let second = renderer.update(Self.scanning([0, 1]))
+        #expect(second.hasPrefix("\(Self.escape)[\(firstHeight)A\r\(Self.escape)[2K"))
+        #expect(second.components(separatedBy: "\(Self.escape)[2K").count - 1 == firstHeight)
+        #expect(second.contains("2 of 8 scanned"))
+        #expect(second.hasSuffix("\n"), "the cursor rests under the frame")
+
+        #expect(renderer.update(Self.scanning([0, 1])).isEmpty, "an unchanged screen is not redrawn")
+    }
+
+    @Test func aShorterFrameClearsWhatTheTallerOneLeftBehind() {
+        var renderer = TerminalRenderer(width: 40, isTerminal: true, noColor: true)
+        _ = renderer.update(Self.password)
+        let tall = renderer.drawnFrame.count
+        let short = Screen(icon: "timer", title: "Get ready", content: .countdown(3))
+        let output = renderer.update(short)
+        let shortHeight = renderer.drawnFrame.count
+        #expect(shortHeight < tall)
+        #expect(output.hasPrefix("\(Self.escape)[\(tall)A"))
+        #expect(output.components(separatedBy: "\(Self.escape)[2K").count - 1 == tall, "every old line cleared")
+        #expect(output.hasSuffix("\(Self.escape)[\(tall - shortHeight)A"), "back up to just under the new frame")
+
+        renderer.detach()
+        #expect(!renderer.update(Self.password).contains("\(Self.escape)[\(shortHeight)A"), "a detached frame is left alone")
+    }
+
+    @Test func elsewhereEachChangeIsOnePlainLine() {
+        var renderer = TerminalRenderer(width: 40, isTerminal: false, noColor: false)
+        let outputs = [Self.scanning([0]), Self.scanning([0]), Self.scanning([0, 5]), Self.password].map { renderer.update($0) }
+        #expect(outputs == ["Scan Backup — 1 of 8 scanned\n", "", "Scan Backup — 2 of 8 scanned\n",
+                            "Enter Backup Password — Incorrect password\n"])
+        #expect(outputs.allSatisfy { !$0.contains(Self.escape) })
+        #expect(renderer.summary(for: Self.varied[4]) == "Is the scale lined up? — Confirm / Re-align / Cancel scan")
+        #expect(renderer.summary(for: Self.varied[6]) == "Get ready — 3")
+        #expect(renderer.summary(for: Self.varied[3]).hasPrefix("Pick a mirror — Hallway mirror (-61 dBm), A mirror"))
+    }
+
+    @Test(arguments: [16, 24, 40, 80, 120])
+    func noLineIsWiderThanTheTerminal(width: Int) {
+        for noColor in [true, false] {
+            let renderer = TerminalRenderer(width: width, isTerminal: true, noColor: noColor)
+            for screen in Self.varied {
+                let lines = renderer.frame(for: screen)
+                #expect(lines.allSatisfy { visibleWidth($0) <= width }, "\(lines.map(TerminalRenderer.ANSI.strip).joined(separator: "\n"))")
+                #expect(lines.allSatisfy { !TerminalRenderer.ANSI.strip($0).hasSuffix(" ") })
+            }
+        }
+    }
+
+    @Test func progressBarsUseBlocksAndEighths() {
+        let renderer = TerminalRenderer(width: 42, isTerminal: true, noColor: true)
+        let frame = renderer.frame(for: Screen(icon: "scope", title: "Scanning", content: .progress(value: 0.5, line: "Hold still")))
+        let bar = frame.last ?? ""
+        #expect(bar.contains(String(repeating: "█", count: 16) + String(repeating: "░", count: 16) + "   50%"))
+        let partial = renderer.frame(for: Screen(icon: "scope", title: "", content: .progress(value: 0.42, line: "")))
+        #expect(partial.last?.contains(String(repeating: "█", count: 13) + "▌░") == true)
+    }
+
+    @Test func tilesAndThePasswordFieldAreDrawn() {
+        let renderer = TerminalRenderer(width: 40, isTerminal: true, noColor: true)
+        let tiles = renderer.frame(for: Self.scanning([0, 2]))
+        #expect(tiles.contains { $0.hasSuffix("■ □ ■ □ □ □ □ □") })
+        #expect(tiles.contains { $0.hasSuffix("2 of 8 scanned") })
+        let field = renderer.frame(for: Self.password)
+        #expect(field.contains { $0.contains("[ •••••••▌") && $0.hasSuffix(" ]") })
+        let disabled = renderer.frame(for: Screen(icon: "lock.shield.fill", title: "Decrypting",
+                                                  content: .passwordField(PasswordField(maskedLength: 3, status: .disabled))))
+        #expect(disabled.contains { $0.contains("[ •••  ") && !$0.contains("▌") })
+    }
+
+    @Test(arguments: [("lock.shield.fill", "🔒"), ("lock.open.fill", "🔓"), ("scalemass", "⚖"), ("scalemass.fill", "⚖"),
+                      ("dot.radiowaves.left.and.right", "⌁"), ("checkmark.circle.fill", "✓"), ("xmark.octagon.fill", "✗"),
+                      ("exclamationmark.triangle.fill", "⚠"), ("viewfinder", "◎"), ("no.such.symbol", IconGlyphs.fallback)])
+    func iconsMapToGlyphs(name: String, glyph: String) {
+        #expect(IconGlyphs.glyph(for: name) == glyph)
+    }
+}
