@@ -15,6 +15,7 @@ public actor FakeMirror {
     private var epoch = 0
     private var timers: [Int: Task<Void, Never>] = [:]
     private var nextTimer = 0
+    /// A fault strikes once in a mirror's life, so a retry after it can succeed.
     private var faultFired = false
 
     /// Phases entered so far, for tests that check where a fault struck.
@@ -27,6 +28,8 @@ public actor FakeMirror {
     }
 
     public var scanState: MirrorScanState { state }
+    /// The link of the latest connection, for tests that check what the client wrote.
+    public var currentConnection: FakeScaleConnection? { connection }
 
     /// Accepts a connection: a mirror serves one central at a time and starts idle.
     public func connect() -> FakeScaleConnection {
@@ -57,7 +60,6 @@ public actor FakeMirror {
         scale = ScaleStatus(present: false)
         alignment = Alignment(angleDegrees: 0, distanceCm: 0, aligned: false)
         initialized = false
-        faultFired = false
         phases = []
     }
 

@@ -22,6 +22,7 @@ public final class ManualClock: Clock, Sendable {
         var sleepers: [UInt64: Sleeper] = [:]
         var cancelled: Set<UInt64> = []
         var nextID: UInt64 = 0
+        var resumed: UInt64 = 0
         var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -31,6 +32,10 @@ public final class ManualClock: Clock, Sendable {
 
     public var now: Instant { state.withLock { $0.now } }
     public var minimumResolution: Duration { .zero }
+
+    /// How many sleeps have begun and ended so far: a test that sees these counts and the
+    /// sleeper count stand still knows the code under test has settled into its waits.
+    public var activity: (started: UInt64, woken: UInt64) { state.withLock { ($0.nextID, $0.resumed) } }
 
     /// How many tasks are sleeping on this clock right now.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
@@ -75,6 +80,7 @@ public final class ManualClock: Clock, Sendable {
             let ready = s.sleepers.filter { $0.value.deadline <= s.now }
                 .sorted { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }
             for (id, _) in ready { s.sleepers[id] = nil }
+            s.resumed += UInt64(ready.count)
             return ready.compactMap { $0.value.continuation }
         }
         for continuation in due { continuation.resume() }

@@ -1,0 +1,262 @@
+import Foundation
+import HAL
+import Synchronization
+
+/// Asks for a backup's password and opens it (flows.md §2).
+///
+/// The key derivation is scrypt: synchronous, seconds to minutes long, and impossible to stop
+/// part way. It therefore runs on a thread of its own, and Cancel never waits for it: the idle
+/// screen comes back at once and the derivation's late result is dropped when it lands.
+///
+/// At most one abandoned derivation is ever kept alive. scrypt's table is 128·r·N bytes, which
+/// is 1 GiB at the largest parameters a reader accepts (N = 2^20 with r = 8), so letting a person
+/// cancel and retry five times in a row must not mean five tables at once. A submit that arrives
+/// while an abandoned derivation still runs shows the decrypting screen and starts its own
+/// derivation only when the old one has returned.
+public final class BackupDecryptFlow: Sendable {
+    /// Screens, cues and announcements in order, buffered without limit. Finishes with the flow.
+    public let outputs: AsyncStream<FlowOutput>
+
+    private let output: AsyncStream<FlowOutput>.Continuation
+    /// Nil when the bytes were refused before any password was asked for.
+    private let container: VB1Container?
+    private let deriver: any KeyDeriver
+    let timeEstimate: DerivationTimeEstimate?
+    private let clock: any Clock<Duration>
+    let motion: MotionSettings
+    private let endings: AsyncStream<Ending>
+    private let ending: AsyncStream<Ending>.Continuation
+    private let state = Mutex(State())
+
+    private enum Phase: Sendable, Equatable {
+        case idle
+        case decrypting(attempt: Int)
+        /// Opened: the open lock is on screen and `run()` is pausing before it returns.
+        case unlocking
+        case finished
+    }
+
+    private struct State: Sendable {
+        var phase = Phase.idle
+        var attempts = 0
+        /// Derivations whose thread has not returned yet, abandoned or not.
+        var running = 0
+        /// A submit held back until the abandoned derivation returns.
+        var waiting: (attempt: Int, password: String)?
+        var outcome: DecryptOutcome?
+        var lastScreen: Screen?
+        /// Characters in the last attempt, so the refused field still shows what was typed.
+        var typedLength = 0
+    }
+
+    private enum Ending: Sendable {
+        case unlocked([UInt8])
+        case ended(DecryptOutcome)
+    }
+
+    /// - Parameters:
+    ///   - container: the joined container bytes from the scan. Bytes that are not a readable
+    ///     container, or that ask for refused parameters, end the flow at once: no password is
+    ///     asked for and nothing is derived.
+    ///   - deriver: the key derivation; tests pass a fake.
+    ///   - timeEstimate: this machine's measured derivation speed, so the decrypting line
+    ///     promises only what is true; nil gives a line that promises nothing.
+    ///   - clock: the time source for the short pause on the open lock.
+    ///   - motion: the motion preferences in effect.
+    public init(container bytes: [UInt8], deriver: any KeyDeriver = ScryptKeyDeriver(),
+                timeEstimate: DerivationTimeEstimate? = nil, clock: some Clock<Duration>,
+                motion: MotionSettings = .standard) {
+        (outputs, output) = AsyncStream.makeStream(of: FlowOutput.self, bufferingPolicy: .unbounded)
+        (endings, ending) = AsyncStream.makeStream(of: Ending.self, bufferingPolicy: .unbounded)
+        self.deriver = deriver
+        self.timeEstimate = timeEstimate
+        self.clock = clock
+        self.motion = motion
+
+        let refusal: DecryptOutcome?
+        do throws(VB1ContainerError) {
+            container = try VB1Container(parsing: bytes)
+            refusal = nil
+        } catch {
+            container = nil
+            switch error {
+            case .unsupportedParameters(let reason): refusal = .unsupported(reason)
+            default: refusal = .damaged(error.description)
+            }
+        }
+
+        state.withLock { s in
+            guard let refusal else {
+                publish(idleScreen(), in: &s)
+                return
+            }
+            let message: String
+            if case .unsupported = refusal { message = Self.unsupportedMessage } else { message = Self.damagedMessage }
+            end(refusal, message: message, in: &s)
+        }
+    }
+
+    // MARK: Inputs
+
+    /// Waits for the flow to end and says how. Calling it again returns the same outcome.
+    public func run() async -> DecryptOutcome {
+        await withTaskCancellationHandler {
+            for await next in endings {
+                switch next {
+                case .unlocked(let plaintext):
+                    // Only for show: long enough to see the lock open, nothing with Reduce Motion.
+                    let pause = motion.showPause(.milliseconds(600))
+                    if pause > .zero { try? await clock.sleep(for: pause) }
+                    return finish(.decrypted(plaintext))
+                case .ended(let outcome):
+                    return finish(outcome)
+                }
+            }
+            return state.withLock { $0.outcome ?? .cancelled }
+        } onCancel: {
+            dismiss()
+        }
+    }
+
+    /// Return in the password field. Ignored unless the field accepts input, and for an empty
+    /// password (a stray Return should not start minutes of work).
+    public func submit(password: String) {
+        state.withLock { s in
+            guard s.phase == .idle, let container, !password.isEmpty else { return }
+            s.attempts += 1
+            let attempt = s.attempts
+            s.phase = .decrypting(attempt: attempt)
+            s.typedLength = password.count
+            publish(decryptingScreen(for: container), in: &s)
+            if s.running == 0 {
+                startDerivation(attempt: attempt, password: password, container: container, in: &s)
+            } else {
+                s.waiting = (attempt, password)
+            }
+        }
+    }
+
+    /// Cancel while decrypting: back to the password field at once. The derivation can't be
+    /// stopped, so it is abandoned and its result dropped. Ignored in any other state.
+    public func cancel() {
+        state.withLock { s in
+            guard case .decrypting = s.phase else { return }
+            s.phase = .idle
+            s.waiting = nil
+            publish(idleScreen(motion: motion.apply(.crossfade)), in: &s)
+        }
+    }
+
+    /// Leaves without opening the backup: the flow ends as `.cancelled`. Ignored once the backup
+    /// has opened or the flow has ended.
+    public func dismiss() {
+        state.withLock { s in
+            switch s.phase {
+            case .idle, .decrypting:
+                s.phase = .finished
+                s.waiting = nil
+                ending.yield(.ended(.cancelled))
+            case .unlocking, .finished:
+                return
+            }
+        }
+    }
+
+    /// Key derivations still running, abandoned ones included. Never more than one.
+    public var runningDerivations: Int {
+        state.withLock { $0.running }
+    }
+
+    // MARK: Deriving
+
+    private func startDerivation(attempt: Int, password: String, container: VB1Container, in s: inout State) {
+        s.running += 1
+        let deriver = deriver
+        // A thread rather than a task: the deriver blocks for its whole run and would otherwise
+        // hold one of the few threads every task in the process shares.
+        let thread = Thread { [self] in
+            let result: Result<[UInt8], VB1ContainerError>
+            do throws(VB1ContainerError) {
+                var key = try container.deriveKey(password: password, deriver: deriver)
+                defer { key.overwriteWithZeros() }
+                result = .success(try container.open(key: key))
+            } catch {
+                result = .failure(error)
+            }
+            derivationReturned(attempt: attempt, result: result)
+        }
+        thread.name = "backup key derivation"
+        thread.start()
+    }
+
+    private func derivationReturned(attempt: Int, result: Result<[UInt8], VB1ContainerError>) {
+        state.withLock { s in
+            s.running -= 1
+            if s.phase == .decrypting(attempt: attempt) {
+                apply(result, in: &s)
+            } else if case .success(var plaintext) = result {
+                // Abandoned: the person cancelled, so this secret must go nowhere.
+                plaintext.overwriteWithZeros()
+            }
+            if let waiting = s.waiting, let container {
+                s.waiting = nil
+                if s.phase == .decrypting(attempt: waiting.attempt) {
+                    startDerivation(attempt: waiting.attempt, password: waiting.password, container: container, in: &s)
+                }
+            }
+        }
+    }
+
+    private func apply(_ result: Result<[UInt8], VB1ContainerError>, in s: inout State) {
+        switch result {
+        case .success(let plaintext):
+            s.phase = .unlocking
+            publish(unlockedScreen(), in: &s)
+            output.yield(.cue(.success))
+            output.yield(.announcement(Announcement(Self.unlockedMessage)))
+            ending.yield(.unlocked(plaintext))
+        case .failure(.incorrectPassword):
+            s.phase = .idle
+            publish(wrongPasswordScreen(maskedLength: s.typedLength), in: &s)
+            output.yield(.cue(.error))
+            output.yield(.announcement(Announcement("Incorrect password. Try again.", priority: .assertive)))
+        case .failure(.damaged(let reason)):
+            end(.damaged(reason), message: Self.damagedMessage, in: &s)
+        case .failure(.notABackup):
+            end(.damaged(VB1ContainerError.notABackup.description), message: Self.damagedMessage, in: &s)
+        case .failure(.unsupportedParameters(let reason)):
+            end(.unsupported(reason), message: Self.unsupportedMessage, in: &s)
+        case .failure(.cryptoFailure):
+            // The machine failed, not the person or the backup: let them try again.
+            s.phase = .idle
+            publish(idleScreen(footer: Footer(Self.cryptoFailureMessage, tone: .error)), in: &s)
+            output.yield(.cue(.error))
+            output.yield(.announcement(Announcement(Self.cryptoFailureMessage, priority: .assertive)))
+        }
+    }
+
+    private func end(_ outcome: DecryptOutcome, message: String, in s: inout State) {
+        s.phase = .finished
+        publish(refusedScreen(message), in: &s)
+        output.yield(.cue(.error))
+        output.yield(.announcement(Announcement(message, priority: .assertive)))
+        ending.yield(.ended(outcome))
+    }
+
+    private func finish(_ outcome: DecryptOutcome) -> DecryptOutcome {
+        state.withLock { s in
+            if let earlier = s.outcome { return earlier }
+            s.phase = .finished
+            s.outcome = outcome
+            output.finish()
+            ending.finish()
+            return outcome
+        }
+    }
+
+    private func publish(_ screen: Screen, in s: inout State) {
+        guard screen != s.lastScreen else { return }
+        s.lastScreen = screen
+        output.yield(.screen(screen))
+    }
+}

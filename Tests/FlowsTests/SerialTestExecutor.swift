@@ -1,0 +1,99 @@
+import Foundation
+import Synchronization
+
+/// Runs every job of the process's global executor on one thread, one at a time, while a test
+/// holds it, and knows how many are waiting. With all the work in one queue, "nothing left to
+/// run" is exact, so a test moves the manual clock only once the code under test has settled —
+/// never while an event that would meet a deadline is still on its way.
+///
+/// It works through the runtime's global-enqueue hook (the technique of withMainSerialExecutor in
+/// swift-concurrency-extras), because `Task {}` inside the code under test does not inherit a
+/// task-executor preference.
+final class SerialTestExecutor: SerialExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    init() {
+        let thread = Thread { [unowned self] in self.loop() }
+        thread.name = "serial-test-executor"
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) { enqueue(UnownedJob(job)) }
+
+    func enqueue(_ job: UnownedJob) {
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Jobs queued and not yet started (the caller's own job is running, so it is not counted).
+    var queued: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedSerialExecutor())
+        }
+    }
+}
+
+private typealias OriginalEnqueue = @convention(thin) (UnownedJob) -> Void
+private typealias EnqueueHook = @convention(thin) (UnownedJob, OriginalEnqueue) -> Void
+
+nonisolated(unsafe) private let enqueueGlobalHook: UnsafeMutablePointer<EnqueueHook?>? =
+    dlsym(dlopen(nil, RTLD_NOW), "swift_task_enqueueGlobal_hook")?.assumingMemoryBound(to: EnqueueHook?.self)
+
+/// One executor for the whole test process: its thread lives as long as the tests.
+let serialTestExecutor = SerialTestExecutor()
+
+/// One test at a time may own the serial executor.
+private let serialOwner = AsyncGate()
+
+/// Runs `body` with every global-executor job on `serialTestExecutor`.
+func withSerialExecutor<T: Sendable>(_ body: () async -> T) async -> T {
+    await serialOwner.acquire()
+    _ = serialTestExecutor
+    enqueueGlobalHook?.pointee = { job, _ in serialTestExecutor.enqueue(job) }
+    let result = await body()
+    enqueueGlobalHook?.pointee = nil
+    serialOwner.release()
+    return result
+}
+
+/// Lets every other job run until none is left.
+func settleSerialExecutor() async {
+    repeat { await Task.yield() } while serialTestExecutor.queued > 0
+}
+
+/// A first-come first-served async lock.
+final class AsyncGate: Sendable {
+    private let state = Mutex<(held: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let granted = state.withLock { s -> Bool in
+                if !s.held { s.held = true; return true }
+                s.waiting.append(continuation)
+                return false
+            }
+            if granted { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            if s.waiting.isEmpty { s.held = false; return nil }
+            return s.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
