@@ -1,3 +1,4 @@
+import Foundation
 import HAL
 
 /// The CLI's entry: parse, dispatch, map failures to the contract's exit codes and JSON.
@@ -5,7 +6,10 @@ struct HWProbe: Sendable {
     var console: Console
     var registry = DriverRegistry(drivers: linkedDrivers)
     var listSources = ListSources()
-    var bench = SimulatedBench()
+    /// The simulated bench runs in real time for `list` and `scan` unless HWPROBE_SIM_SPEED says otherwise.
+    var bench = SimulatedBench(clock: ScaledClock(speed: simulationSpeed(default: 1)))
+    /// The demo plays the bench four times faster than life, so it finishes in seconds.
+    var demoSpeed = simulationSpeed(default: 4)
 
     func run(_ arguments: [String]) async -> Int32 {
         let invocation: Invocation
@@ -40,7 +44,9 @@ struct HWProbe: Sendable {
     private func dispatch(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         switch invocation.command {
         case "list": return try await list(invocation)
-        case "demo": return await DemoCommand(console: console, bench: bench, registry: registry).run(invocation)
+        case "demo": return try await DemoCommand(console: console, registry: registry, speed: demoSpeed).run(invocation)
+        case "scan":
+            return try await ScanCommand(console: console, registry: registry, transports: TransportFactory(bench: bench)).run(invocation)
         default:
             throw CLIFailure(kind: .unsupported, message: "`\(invocation.command)` is not part of this build yet")
         }
@@ -65,4 +71,12 @@ struct HWProbe: Sendable {
         console.out(invocation.wantsJSON ? JSON.encode(report) : ListTable.render(report))
         return ExitCode.success
     }
+}
+
+/// `HWPROBE_SIM_SPEED`: how much faster than real time the simulated bench runs.
+func simulationSpeed(default value: Double) -> Double {
+    guard let text = ProcessInfo.processInfo.environment["HWPROBE_SIM_SPEED"], let speed = Double(text), speed > 0 else {
+        return value
+    }
+    return speed
 }

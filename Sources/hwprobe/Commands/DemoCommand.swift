@@ -1,22 +1,113 @@
+import Flows
+import Foundation
 import HAL
 
-/// `hwprobe demo`: the simulated bench. For now it shows what the bench holds and which driver
-/// claims each device; the flows join it as they are built.
+/// `hwprobe demo`: the simulated bench, start to finish and unattended — the body scan against
+/// the fake mirror, then a freshly made VB1 backup imported from the fake camera and decrypted —
+/// drawn live, with every cue shown as the `log:` sink words it.
 struct DemoCommand: Sendable {
     var console: Console
-    var bench: SimulatedBench
     var registry: DriverRegistry
+    var speed: Double
 
-    func run(_ invocation: Invocation) async -> Int32 {
-        console.out("Simulated bench (sim:)\n")
-        let command = ListCommand(registry: registry, transports: TransportFactory(bench: bench))
+    /// The demo's backup password, shown on screen: it is a demonstration, not a secret.
+    static let password = "correct horse battery staple"
+    static let wrongPassword = "correct horse battery stapel"
+
+    func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
+        let bench = SimulatedBench(clock: ScaledClock(speed: speed))
+        let motion = MotionSettings(reduceMotion: invocation.has("--reduce-motion"))
+        let presenter = FlowPresenter(console: console, sink: nil, noColorFlag: invocation.has("--no-color"),
+                                      verbose: invocation.has("--verbose"), json: false, logCues: true)
+        presenter.note("hwprobe demo: the simulated bench (sim:), \(formatSpeed(speed)) real time")
         let devices = (try? await Discovery.collect(bench.transport.discover(), for: .seconds(1), clock: bench.clock)) ?? []
         for device in devices {
-            let p = command.peripheral(device, hci: "sim:")
             let claim = registry.claim(.advertisement(device.advertisement))
-            console.out("  \(p.address)  \(p.name ?? "(no name)")  \(p.rssi) dBm  → \(claim?.reason ?? "no driver")\n")
+            presenter.note("  \(device.address)  \(device.name ?? "(no name)")  \(device.rssi) dBm  → \(claim?.reason ?? "no driver")")
         }
-        console.out("  sim:camera  Simulated camera  GREY 640x480\n  log:  cues printed to the terminal\n")
-        return ExitCode.success
+
+        // 1. The body scan, with the engine `hwprobe scan` runs.
+        presenter.note("\n1. Body scan against the simulated mirror")
+        var configuration = BodyScanConfiguration()
+        configuration.autoAnswer = true
+        configuration.motion = motion
+        let registry = registry
+        configuration.isMirror = { registry.claim(.advertisement($0.advertisement))?.descriptor.kind == .mirror }
+        let scan = BodyScanFlow(transport: bench.transport, clock: bench.clock, configuration: configuration)
+        let scanOutcome = await present(scan.outputs, with: presenter) { await scan.run() } after: { scan.close() }
+        guard scanOutcome.kind == .complete else {
+            presenter.note("The body scan ended \(scanOutcome.kind.rawValue): \(scanOutcome.failure?.description ?? "")")
+            await presenter.finish()
+            return 1
+        }
+
+        // 2. A backup made just now, its codes shown to the camera out of order, with a repeat and a stray code.
+        presenter.note("\n2. Importing a VB1 backup from the simulated camera (password: \(Self.password))")
+        let plaintext = Array(Self.sampleVault.utf8)
+        let container: VB1Container
+        let codes: [VB1Code]
+        do {
+            container = try VB1Container.write(plaintext: plaintext, password: Self.password)
+            codes = try VB1Code.split(container: container.bytes, into: 4)
+        } catch {
+            throw CLIFailure(kind: .device, message: "could not make the demo backup: \(error)")
+        }
+        let shown = [codes[2], codes[0], codes[0]].map(\.text) + ["https://example.com/not-a-backup"] + [codes[3], codes[1]].map(\.text)
+        let camera = FakeCodeSource(texts: shown, interval: .milliseconds(700), clock: bench.clock)
+        let importer = BackupImportFlow(codes: camera, clock: bench.clock, motion: motion, unattended: true)
+        let imported = await present(importer.outputs, with: presenter) { await importer.run() } after: {}
+        guard case .completed(let bytes, let backupID, let count) = imported else {
+            presenter.note("The import ended early: \(imported)")
+            await presenter.finish()
+            return 1
+        }
+        presenter.note("Backup \(backupID): all \(count) codes scanned.")
+
+        // 3. Decrypting: a typo first, then the right password.
+        presenter.note("\n3. Decrypting (first with a typo: \(Self.wrongPassword))")
+        let decrypt = BackupDecryptFlow(container: bytes, timeEstimate: DerivationTimeEstimate.cached(), clock: bench.clock, motion: motion)
+        let typed = Locked(0)
+        let outcome = await present(decrypt.outputs, with: presenter, watch: { output in
+            guard case .screen(let screen) = output else { return }
+            let idle = screen.content == .passwordField(PasswordField(maskedLength: 0, status: .normal, focused: true))
+            let wrong = screen.footer?.tone == .error
+            let attempt = typed.withLock { count -> Int? in
+                guard (count == 0 && idle) || (count == 1 && wrong) else { return nil }
+                count += 1
+                return count
+            }
+            if attempt == 1 { decrypt.submit(password: Self.wrongPassword) }
+            if attempt == 2 { decrypt.submit(password: Self.password) }
+        }) { await decrypt.run() } after: {}
+        await presenter.finish()
+        guard case .decrypted(let opened) = outcome, opened == plaintext else {
+            presenter.note("Decryption ended: \(outcome)")
+            return 1
+        }
+        presenter.note("Decrypted \(opened.count) bytes; they match what was exported.\nDemo complete.")
+        return 0
     }
+
+    /// Runs a flow while its outputs are drawn, and waits until the last one is on screen.
+    private func present<T: Sendable>(_ outputs: AsyncStream<FlowOutput>, with presenter: FlowPresenter,
+                                      watch: @escaping @Sendable (FlowOutput) -> Void = { _ in },
+                                      _ body: () async -> T, after: () -> Void) async -> T {
+        let drawing = Task {
+            for await output in outputs {
+                presenter.show(output)
+                watch(output)
+            }
+        }
+        let result = await body()
+        after()
+        // Every flow ends its stream once it is done, so this returns after the last screen is drawn.
+        await drawing.value
+        return result
+    }
+
+    static let sampleVault = #"{"items":[{"issuer":"Example","account":"alice@example.com","secret":"JBSWY3DPEHPK3PXP","digits":6,"period":30},{"issuer":"Bench","account":"lab@example.org","secret":"KRSXG5CTMVRXEZLU","digits":6,"period":30}]}"#
+}
+
+private func formatSpeed(_ speed: Double) -> String {
+    speed == 1 ? "in" : (speed.rounded() == speed ? "\(Int(speed))× faster than" : "\(speed)× faster than")
 }

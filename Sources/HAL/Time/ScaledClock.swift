@@ -1,0 +1,25 @@
+/// Real time, sped up: every sleep lasts `1/speed` of what was asked. The simulated bench runs
+/// on it so a 25-second body scan can be watched in a few seconds, with every deadline and
+/// animation keeping its proportions.
+public struct ScaledClock: Clock {
+    public typealias Instant = ContinuousClock.Instant
+
+    public let speed: Double
+    private let base = ContinuousClock()
+    private let origin: ContinuousClock.Instant
+
+    public init(speed: Double) {
+        self.speed = max(speed, 0.001)
+        origin = ContinuousClock.now
+    }
+
+    /// Simulated time: real time since creation, multiplied by `speed`.
+    public var now: Instant { origin.advanced(by: origin.duration(to: base.now) * speed) }
+    public var minimumResolution: Duration { base.minimumResolution }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let remaining = now.duration(to: deadline)
+        guard remaining > .zero else { return }
+        try await base.sleep(for: remaining / speed)
+    }
+}
