@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "HALTests", dependencies: ["HAL"], path: "Tests/HALTests"),
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO"], path: "Tests/TransportsTests"),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO"], path: "Tests/CaptureTests"),
-        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL"], path: "Tests/FlowsTests"),
+        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
         .testTarget(name: "PluginsTests", dependencies: ["HAL"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),
         .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows"], path: "Tests/hwprobeTests"),

@@ -592,7 +592,7 @@ final class ScanAttempt {
         case .complete, .failed: "the mirror"
         }
         if state == .connecting && what == nil {
-            return failure(.notFound, "No mirror found.", "Switch the mirror on, move closer and try again.", state: state)
+            return failure(.notFound, "Nothing that looks like a body-scan mirror answered.", "Switch the mirror on, move closer and try again.", state: state)
         }
         return failure(.timedOut, "Gave up waiting for \(what ?? stateWords).", "Check the mirror and the scale, then try again.", state: state)
     }

@@ -60,10 +60,6 @@ enum BodyScanScreens {
                                   ScreenAction(id: realignActionID, title: "Re-align")]))
     }
 
-    static func startingMirror() -> Screen {
-        Screen(icon: "checkmark.circle", title: "Is the scale lined up?", subtitle: "Starting the mirror…", content: .spinner)
-    }
-
     static func warmingUp() -> Screen {
         Screen(icon: "sun.max", title: "Warming up the sensors", subtitle: "This takes a few seconds.", content: .spinner)
     }
@@ -83,7 +79,7 @@ enum BodyScanScreens {
 
     static func scanning(progress: UInt8, motion: MotionSettings) -> Screen {
         Screen(icon: "viewfinder", title: "Scanning", subtitle: "Stay still until the turntable stops.",
-               content: .progress(value: Double(progress) / 100, line: "\(progress) %"), motion: motion.apply(.numericText))
+               content: .progress(value: Double(progress) / 100, line: "\(progress) % captured"), motion: motion.apply(.numericText))
     }
 
     static func stepOff() -> Screen {
@@ -92,7 +88,7 @@ enum BodyScanScreens {
 
     static func processing(progress: UInt8, motion: MotionSettings) -> Screen {
         Screen(icon: "gearshape.2", title: "Building your model", subtitle: "This can take up to a minute.",
-               content: .progress(value: Double(progress) / 100, line: "\(progress) %"), motion: motion.apply(.numericText))
+               content: .progress(value: Double(progress) / 100, line: "\(progress) % built"), motion: motion.apply(.numericText))
     }
 
     static let doneActionID = "done"
@@ -101,10 +97,21 @@ enum BodyScanScreens {
     static func complete(_ result: ScanResult, motion: MotionSettings) -> Screen {
         let weight = (result.kilograms * 100).rounded() / 100
         let fat = (result.bodyFatPercent * 10).rounded() / 10
-        return Screen(icon: "checkmark.seal.fill", title: "Scan complete",
-                      subtitle: "\(weight) kg · \(fat) % body fat · \(result.pointCount) points",
+        return Screen(icon: "checkmark.seal.fill", title: "Scan complete", subtitle: "\(weight) kg · \(fat) % body fat",
                       content: .actions([ScreenAction(id: doneActionID, title: "Done", role: .primary)]),
-                      motion: motion.apply(.bounce))
+                      motion: motion.apply(.bounce),
+                      footer: Footer("\(grouped(result.pointCount)) points captured", tone: .secondary))
+    }
+
+    /// 412388 → "412,388".
+    static func grouped(_ value: UInt32) -> String {
+        var digits = Array(String(value))
+        var out: [Character] = []
+        while digits.count > 3 {
+            out = [","] + digits.suffix(3) + out
+            digits.removeLast(3)
+        }
+        return String(digits + out)
     }
 
     static func failed(_ failure: BodyScanFailure, motion: MotionSettings) -> Screen {

@@ -41,7 +41,7 @@ extension BackupImportFlow {
     /// The camera went away. Saying that the scanned codes are safe matters more than why the
     /// camera stopped, so the reason goes in the footer.
     func cameraGoneScreen(for collector: VB1CodeCollector, error: (any Error)?) -> Screen {
-        let reason = error.map { "\($0)" } ?? "The camera stopped sending pictures."
+        let reason = error.map { sentence("\($0)") } ?? "The camera stopped sending pictures."
         let content: ScreenContent
         if let count = collector.currentCount {
             content = .tileGrid(TileGrid(count: count, scanned: Set(collector.scannedIndexes.map { $0 - 1 })))
@@ -52,4 +52,11 @@ extension BackupImportFlow {
                       subtitle: "The codes you scanned are kept. Connect a camera to carry on.",
                       content: content, motion: motion.apply(.crossfade), footer: Footer(reason, tone: .warning))
     }
+}
+
+/// An error's own words as a sentence: capital first letter, full stop at the end.
+private func sentence(_ text: String) -> String {
+    guard let first = text.first else { return text }
+    let body = first.uppercased() + text.dropFirst()
+    return body.hasSuffix(".") ? body : body + "."
 }
