@@ -156,3 +156,18 @@ struct TerminalRendererTests {
         #expect(IconGlyphs.glyph(for: name) == glyph)
     }
 }
+
+@Suite struct TerminalColorDepthTests {
+    @Test func trueColorOnlyWhenTheTerminalSaysSo() {
+        #expect(TerminalRenderer.supportsTrueColor(environment: ["COLORTERM": "truecolor"]))
+        #expect(TerminalRenderer.supportsTrueColor(environment: ["COLORTERM": "24bit"]))
+        #expect(!TerminalRenderer.supportsTrueColor(environment: ["TERM": "xterm-256color"]))
+    }
+
+    @Test func paletteFallbackPicksTheNearestCubeColour() {
+        // The accent #ff0040 is red 5, green 0, blue 1 in the cube: 16 + 180 + 0 + 1.
+        #expect(TerminalRenderer.ANSI.paletteIndex(RGB(red: 0xFF, green: 0x00, blue: 0x40)) == 197)
+        #expect(TerminalRenderer.ANSI.style(color: RGB(red: 0xFF, green: 0x00, blue: 0x40), bold: false, trueColor: false) == "\u{1B}[38;5;197m")
+        #expect(TerminalRenderer.ANSI.style(color: RGB(red: 0xFF, green: 0x00, blue: 0x40), bold: true) == "\u{1B}[1;38;2;255;0;64m")
+    }
+}

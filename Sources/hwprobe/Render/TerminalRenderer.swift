@@ -18,6 +18,9 @@ struct TerminalRenderer: Sendable {
     var isTerminal: Bool
     /// No colour escapes at all (`--no-color`, or `NO_COLOR` set to anything non-empty).
     var noColor: Bool
+    /// 24-bit colour when the terminal says it has it (`COLORTERM=truecolor`), else the nearest
+    /// of the 256-colour palette every modern terminal knows.
+    var trueColor = true
 
     /// The lines of the frame currently on screen (terminal mode), to know how far to move up.
     private(set) var drawnFrame: [String] = []
@@ -38,6 +41,11 @@ struct TerminalRenderer: Sendable {
             ?? (console.isTerminal ? Self.terminalColumns() : nil) ?? Self.defaultWidth
         self.init(width: measured, isTerminal: console.isTerminal,
                   noColor: Self.colorDisabled(flag: noColorFlag, environment: console.environment))
+        trueColor = Self.supportsTrueColor(environment: console.environment)
+    }
+
+    static func supportsTrueColor(environment: [String: String]) -> Bool {
+        ["truecolor", "24bit"].contains((environment["COLORTERM"] ?? "").lowercased())
     }
 
     static let minimumWidth = 16
@@ -144,7 +152,7 @@ struct TerminalRenderer: Sendable {
             if !lines.isEmpty { lines.append(StyledLine()) }
             lines += block
         }
-        return lines.map { $0.rendered(color: !noColor) }
+        return lines.map { $0.rendered(color: !noColor, trueColor: trueColor) }
     }
 
     private func content(_ content: ScreenContent) -> [StyledLine] {
@@ -309,14 +317,14 @@ extension TerminalRenderer {
 
         init(_ spans: [Span] = []) { self.spans = spans }
 
-        func rendered(color: Bool) -> String {
+        func rendered(color: Bool, trueColor: Bool = true) -> String {
             var line = ""
             for span in spans where !span.text.isEmpty {
                 guard color, span.color != nil || span.bold else {
                     line += span.text
                     continue
                 }
-                line += ANSI.style(color: span.color, bold: span.bold) + span.text + ANSI.reset
+                line += ANSI.style(color: span.color, bold: span.bold, trueColor: trueColor) + span.text + ANSI.reset
             }
             var trimmed = Substring(line)
             while trimmed.last == " " { trimmed = trimmed.dropLast() }
@@ -332,11 +340,19 @@ extension TerminalRenderer {
 
         static func cursorUp(_ lines: Int) -> String { escape + "\(lines)A" }
 
-        static func style(color: RGB?, bold: Bool) -> String {
+        static func style(color: RGB?, bold: Bool, trueColor: Bool = true) -> String {
             var codes: [String] = []
             if bold { codes.append("1") }
-            if let color { codes.append("38;2;\(color.red);\(color.green);\(color.blue)") }
+            if let color {
+                codes.append(trueColor ? "38;2;\(color.red);\(color.green);\(color.blue)" : "38;5;\(paletteIndex(color))")
+            }
             return escape + codes.joined(separator: ";") + "m"
+        }
+
+        /// The nearest colour of the 6×6×6 cube in the 256-colour palette.
+        static func paletteIndex(_ color: RGB) -> Int {
+            func level(_ component: UInt8) -> Int { Int((Double(component) / 255 * 5).rounded()) }
+            return 16 + 36 * level(color.red) + 6 * level(color.green) + level(color.blue)
         }
 
         /// `text` without CSI escape sequences, for measuring what a person sees.
