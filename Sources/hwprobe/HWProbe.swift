@@ -45,6 +45,8 @@ struct HWProbe: Sendable {
         switch invocation.command {
         case "list": return try await list(invocation)
         case "demo": return try await DemoCommand(console: console, registry: registry, speed: demoSpeed).run(invocation)
+        case "gatt":
+            return try await GattCommand(console: console, transports: TransportFactory(bench: bench)).run(invocation)
         case "scan":
             return try await ScanCommand(console: console, registry: registry, transports: TransportFactory(bench: bench)).run(invocation)
         default:
@@ -66,7 +68,8 @@ struct HWProbe: Sendable {
             }
             seconds = value
         }
-        let command = ListCommand(registry: registry, sources: listSources, transports: TransportFactory(bench: bench))
+        let command = ListCommand(registry: registry, sources: listSources, transports: TransportFactory(bench: bench),
+                                  snoopPath: invocation.value("--btsnoop"))
         let report = await command.report(hciURIs: uris, scanFor: .milliseconds(Int64(seconds * 1000)))
         console.out(invocation.wantsJSON ? JSON.encode(report) : ListTable.render(report))
         return ExitCode.success

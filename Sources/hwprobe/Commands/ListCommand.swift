@@ -24,6 +24,7 @@ struct ListCommand: Sendable {
     var registry: DriverRegistry
     var sources = ListSources()
     var transports: TransportFactory
+    var snoopPath: String?
 
     func report(hciURIs: [DeviceURI], scanFor duration: Duration) async -> ListReport {
         var report = ListReport()
@@ -85,20 +86,12 @@ struct ListCommand: Sendable {
     }
 
     private func scan(_ uri: DeviceURI, for duration: Duration, into report: inout ListReport) async {
-        let transport: any ScaleTransport
         do {
-            transport = try transports.scaleTransport(for: uri)
-        } catch {
-            report.problem(.peripherals, "\(uri): \(error.message)")
-            return
-        }
-        do {
-            let seen = try await Discovery.collect(transport.discover(), for: duration, clock: transports.clock(for: uri))
-            for device in seen {
+            for device in try await transports.discover(on: uri, for: duration, snoopPath: snoopPath) {
                 report.peripherals.append(peripheral(device, hci: uri.description))
             }
         } catch {
-            report.problem(.peripherals, "\(uri): \(error)")
+            report.problem(.peripherals, "\(uri): \(error.message)")
         }
     }
 

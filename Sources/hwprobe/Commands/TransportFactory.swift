@@ -11,23 +11,49 @@ struct TransportFactory: Sendable {
         return ContinuousClock()
     }
 
+    /// The body-scan and weighing flows' transport. On real controllers it arrives with the scale
+    /// drivers; until then only the simulated bench offers one.
     func scaleTransport(for uri: DeviceURI) throws(CLIFailure) -> any ScaleTransport {
         switch uri {
         case .sim:
             return bench.transport
-        case .hci(let index):
-            // Ask the kernel first: its answer (no Bluetooth, no permission, no such controller)
-            // is what a person needs to hear before anything else.
-            let controllers: [HCIControllerInfo]
-            do { controllers = try HCIControllerProbe.controllers() } catch { throw CLIFailure(error) }
-            guard controllers.contains(where: { $0.index == index }) else {
-                throw CLIFailure(HCIAccessError.noSuchController(index))
-            }
-            throw CLIFailure(kind: .unsupported, message: "the BLE host stack is not part of this build yet, so hci:\(index) cannot be scanned")
-        case .tcp, .uart:
-            throw CLIFailure(kind: .unsupported, message: "the BLE host stack is not part of this build yet, so \(uri) cannot be scanned")
+        case .hci, .tcp, .uart:
+            throw CLIFailure(kind: .unsupported, message: "scales and mirrors on \(uri) need the BLE scale drivers, which this build does not have yet")
         default:
             throw CLIFailure(kind: .usage, message: "\(uri) is not an HCI controller (use hci:N, uart:…, tcp:HOST:PORT or sim:)")
+        }
+    }
+
+    /// Opens a real controller with our host stack.
+    func central(for uri: DeviceURI, snoopPath: String?) async throws(CLIFailure) -> BLECentral {
+        switch uri {
+        case .hci, .tcp, .uart:
+            do { return try await BLECentral.open(uri, snoopPath: snoopPath) } catch { throw CLIFailure(error) }
+        case .sim:
+            throw CLIFailure(kind: .unsupported, message: "the simulated bench has no controller to open; use tcp:, uart: or hci:")
+        default:
+            throw CLIFailure(kind: .usage, message: "\(uri) is not an HCI controller (use hci:N, uart:…, tcp:HOST:PORT or sim:)")
+        }
+    }
+
+    /// Peripherals seen on `uri` for `duration`: the bench's, or a real controller's.
+    func discover(on uri: DeviceURI, for duration: Duration, snoopPath: String?) async throws(CLIFailure) -> [DiscoveredDevice] {
+        if case .sim = uri {
+            do { return try await Discovery.collect(bench.transport.discover(), for: duration, clock: bench.clock) } catch {
+                throw CLIFailure(kind: .device, message: "\(error)")
+            }
+        }
+        let central = try await central(for: uri, snoopPath: snoopPath)
+        do {
+            let found = try await Discovery.collect(central.discover(), for: duration, clock: ContinuousClock())
+            await central.close()
+            return found
+        } catch let error as BLEError {
+            await central.close()
+            throw CLIFailure(error)
+        } catch {
+            await central.close()
+            throw CLIFailure(kind: .device, message: "\(error)")
         }
     }
 }
@@ -39,6 +65,24 @@ extension CLIFailure {
         case .notPermitted: self.init(kind: .permission, message: error.description)
         case .busy: self.init(kind: .busy, message: error.description)
         case .noSuchController, .system: self.init(kind: .device, message: error.description)
+        }
+    }
+}
+
+extension CLIFailure {
+    /// The contract's error kinds for what the host stack reports.
+    init(_ error: BLEError) {
+        switch error {
+        case .link(let link):
+            if case .access(let access) = link { self.init(access) } else { self.init(kind: .device, message: link.description) }
+        case .connectionTimedOut, .commandTimedOut, .attTimedOut:
+            self.init(kind: .timedOut, message: error.description)
+        case .disconnected:
+            self.init(kind: .disconnected, message: error.description)
+        case .invalid:
+            self.init(kind: .usage, message: error.description)
+        default:
+            self.init(kind: .device, message: error.description)
         }
     }
 }

@@ -1,0 +1,65 @@
+import HAL
+
+/// The central role over one controller: what `hwprobe` and the scale drivers use. It opens the
+/// controller named by a URI, scans (merging scan responses into their advertisements), and connects.
+public struct BLECentral: Sendable {
+    public let host: HCIHost
+    public let uri: DeviceURI
+
+    /// Opens and initialises the controller; `snoopPath` captures all HCI traffic in btsnoop format.
+    public static func open(_ uri: DeviceURI, snoopPath: String? = nil, clock: any Clock<Duration> = ContinuousClock(),
+                            configuration: HCIHost.Configuration = HCIHost.Configuration()) async throws(BLEError) -> BLECentral {
+        let stream: any HCIByteStream
+        do { stream = try await HCIStreams.open(uri) } catch { throw .link(error) }
+        var snoop: BTSnoopWriter?
+        if let snoopPath {
+            do { snoop = try BTSnoopWriter(path: snoopPath) } catch {
+                await stream.close()
+                throw .invalid("cannot write the btsnoop capture \(snoopPath): \(error)")
+            }
+        }
+        let host = HCIHost(stream: stream, snoop: snoop, clock: clock, configuration: configuration)
+        do {
+            try await host.start()
+        } catch {
+            await host.close()
+            throw error
+        }
+        return BLECentral(host: host, uri: uri)
+    }
+
+    /// Peripherals as they advertise, each report merged with what was seen of it before.
+    /// Reports whose advertising data is malformed are skipped, not fatal.
+    public func discover() -> AsyncThrowingStream<DiscoveredDevice, any Error> {
+        let host = host
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: DiscoveredDevice.self, bufferingPolicy: .bufferingNewest(256))
+        let task = Task {
+            do {
+                var seen: [BLEAddress: DiscoveredDevice] = [:]
+                for try await report in try await host.scan() {
+                    guard let advertisement = try? AdvertisingData.parse(report.data, connectable: report.connectable) else { continue }
+                    var device = DiscoveredDevice(address: report.address, rssi: report.rssi, advertisement: advertisement)
+                    if let earlier = seen[report.address] {
+                        device.advertisement = earlier.advertisement.merging(advertisement)
+                        if report.isScanResponse { device.rssi = earlier.rssi }
+                    }
+                    seen[report.address] = device
+                    continuation.yield(device)
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    public func connect(_ address: BLEAddress, timeout: Duration? = nil) async throws(BLEError) -> BLEConnection {
+        try await host.connect(to: address, timeout: timeout)
+    }
+
+    public func close() async {
+        await host.close()
+    }
+}

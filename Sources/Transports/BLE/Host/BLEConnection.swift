@@ -1,0 +1,59 @@
+import HAL
+import Synchronization
+
+/// One LE link to a peripheral: its ATT bearer and GATT client, and how it ended.
+public final class BLEConnection: Sendable {
+    public let handle: UInt16
+    public let peer: BLEAddress
+    public let bearer: ATTBearer
+    public let gatt: GATTClient
+    private weak let host: HCIHost?
+    private let ended = Mutex<(reason: DisconnectReason?, waiters: [AsyncStream<DisconnectReason>.Continuation])>((nil, []))
+
+    init(host: HCIHost, handle: UInt16, peer: BLEAddress, clock: any Clock<Duration>, attTimeout: Duration) {
+        self.host = host
+        self.handle = handle
+        self.peer = peer
+        let bearer = ATTBearer(clock: clock, timeout: attTimeout) { [weak host] payload throws(BLEError) in
+            guard let host else { throw .disconnected(.localHostTerminated) }
+            try await host.sendL2CAP(handle: handle, channel: L2CAPFrame.att, payload: payload)
+        }
+        self.bearer = bearer
+        gatt = GATTClient(bearer: bearer)
+    }
+
+    /// Why the link ended, once it has.
+    public var disconnectReason: DisconnectReason? { ended.withLock { $0.reason } }
+
+    /// Yields the reason once, when the link ends (at once if it already has).
+    public func disconnection() -> AsyncStream<DisconnectReason> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DisconnectReason.self)
+        let reason = ended.withLock { state -> DisconnectReason? in
+            if state.reason == nil { state.waiters.append(continuation) }
+            return state.reason
+        }
+        if let reason {
+            continuation.yield(reason)
+            continuation.finish()
+        }
+        return stream
+    }
+
+    public func disconnect() async {
+        await host?.disconnect(handle: handle)
+    }
+
+    func linkClosed(_ reason: DisconnectReason) {
+        let waiters = ended.withLock { state -> [AsyncStream<DisconnectReason>.Continuation] in
+            guard state.reason == nil else { return [] }
+            state.reason = reason
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters {
+            waiter.yield(reason)
+            waiter.finish()
+        }
+        Task { await bearer.close(.disconnected(reason)) }
+    }
+}

@@ -1,0 +1,67 @@
+import HAL
+
+/// Everything that can go wrong in the host stack, worded for the person at the bench.
+public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The controller never answered a command within its deadline.
+    case commandTimedOut(String)
+    /// The controller answered a command with a failure status.
+    case commandFailed(String, status: UInt8)
+    /// The link to the controller (socket, serial port, user channel) failed or closed.
+    case transport(String)
+    /// The controller sent bytes that are not HCI.
+    case protocolError(String)
+    case connectionTimedOut(BLEAddress)
+    case connectionFailed(BLEAddress, status: UInt8)
+    case disconnected(DisconnectReason)
+    /// The peer answered an ATT request with an error.
+    case att(ATTFailure)
+    /// The peer did not answer an ATT request within the 30 s transaction timeout.
+    case attTimedOut(String)
+    case notFound(String)
+    case invalid(String)
+    case notInitialized
+    /// The controller could not be reached at all (no kernel support, no permission, busy, nothing listening).
+    case link(HCILinkError)
+
+    public var description: String {
+        switch self {
+        case .commandTimedOut(let name): "the Bluetooth controller did not answer \(name) in time"
+        case .commandFailed(let name, let status): "the Bluetooth controller refused \(name): \(HCIStatus.describe(status)) (0x\(hex(status)))"
+        case .transport(let why): "lost the Bluetooth controller: \(why)"
+        case .protocolError(let why): "the Bluetooth controller sent something that is not HCI: \(why)"
+        case .connectionTimedOut(let address): "\(address) did not accept the connection in time: is it advertising and in range?"
+        case .connectionFailed(let address, let status): "could not connect to \(address): \(HCIStatus.describe(status)) (0x\(hex(status)))"
+        case .disconnected(let reason): "disconnected: \(reason)"
+        case .att(let failure): failure.description
+        case .attTimedOut(let request): "the device did not answer \(request) within the ATT transaction timeout"
+        case .notFound(let what): "\(what) not found"
+        case .invalid(let why): why
+        case .notInitialized: "the Bluetooth controller has not been initialised"
+        case .link(let error): error.description
+        }
+    }
+}
+
+/// An ATT Error Response, with the request it answered.
+public struct ATTFailure: Hashable, Sendable, CustomStringConvertible {
+    public var code: UInt8
+    public var handle: UInt16
+    public var requestOpcode: UInt8
+
+    public init(code: UInt8, handle: UInt16, requestOpcode: UInt8) {
+        self.code = code
+        self.handle = handle
+        self.requestOpcode = requestOpcode
+    }
+
+    public var description: String {
+        "the device answered with ATT error 0x\(hex(code)) (\(ATTErrorCode.describe(code))) for handle 0x\(hex16(handle))"
+    }
+}
+
+func hex(_ byte: UInt8) -> String {
+    let text = String(byte, radix: 16, uppercase: true)
+    return text.count == 1 ? "0" + text : text
+}
+
+func hex16(_ value: UInt16) -> String { hex(UInt8(value >> 8)) + hex(UInt8(value & 0xFF)) }

@@ -1,0 +1,224 @@
+import HAL
+
+/// A characteristic's properties byte (Core Vol 3 Part G §3.3.1.1).
+public struct CharacteristicProperties: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let broadcast = Self(rawValue: 0x01)
+    public static let read = Self(rawValue: 0x02)
+    public static let writeWithoutResponse = Self(rawValue: 0x04)
+    public static let write = Self(rawValue: 0x08)
+    public static let notify = Self(rawValue: 0x10)
+    public static let indicate = Self(rawValue: 0x20)
+    public static let authenticatedSignedWrites = Self(rawValue: 0x40)
+    public static let extendedProperties = Self(rawValue: 0x80)
+
+    /// The contract's names, in bit order.
+    public var names: [String] {
+        let all: [(Self, String)] = [(.broadcast, "broadcast"), (.read, "read"), (.writeWithoutResponse, "writeWithoutResponse"),
+                                     (.write, "write"), (.notify, "notify"), (.indicate, "indicate"),
+                                     (.authenticatedSignedWrites, "authenticatedSignedWrites"), (.extendedProperties, "extendedProperties")]
+        return all.filter { contains($0.0) }.map(\.1)
+    }
+}
+
+public struct GATTService: Hashable, Sendable {
+    public var uuid: BluetoothUUID
+    public var start: UInt16
+    public var end: UInt16
+}
+
+public struct GATTDescriptor: Hashable, Sendable {
+    public var uuid: BluetoothUUID
+    public var handle: UInt16
+}
+
+public struct GATTCharacteristic: Hashable, Sendable {
+    public var uuid: BluetoothUUID
+    public var declarationHandle: UInt16
+    public var valueHandle: UInt16
+    public var properties: CharacteristicProperties
+    public var descriptors: [GATTDescriptor]
+
+    public static let clientConfiguration = BluetoothUUID(0x2902)
+}
+
+/// A discovered service with everything in it.
+public struct GATTServiceTree: Hashable, Sendable {
+    public var service: GATTService
+    public var characteristics: [GATTCharacteristic]
+}
+
+/// The GATT client over one ATT bearer: discovery, reads (long ones too), writes and
+/// subscriptions. Every call fails cleanly once the link is gone.
+public struct GATTClient: Sendable {
+    public let bearer: ATTBearer
+
+    static let primaryService = BluetoothUUID(0x2800)
+    static let characteristicDeclaration = BluetoothUUID(0x2803)
+
+    public func primaryServices() async throws(BLEError) -> [GATTService] {
+        var services: [GATTService] = []
+        var start: UInt16 = 0x0001
+        while start != 0 {
+            let response: ATTPDU
+            do {
+                response = try await bearer.request(.readByGroupTypeRequest(start: start, end: 0xFFFF, type: Self.primaryService))
+            } catch .att(let failure) where failure.code == 0x0A {
+                break
+            }
+            guard case .readByGroupTypeResponse(let entries) = response, !entries.isEmpty else {
+                throw .protocolError("service discovery got an unexpected answer")
+            }
+            for entry in entries {
+                guard let uuid = BluetoothUUID(littleEndian: entry.value) else {
+                    throw .protocolError("a service UUID of \(entry.value.count) bytes")
+                }
+                services.append(GATTService(uuid: uuid, start: entry.handle, end: entry.endGroup))
+            }
+            guard let last = entries.last, last.endGroup > start, last.endGroup < 0xFFFF else { break }
+            start = last.endGroup + 1
+        }
+        return services
+    }
+
+    public func primaryServices(uuid: BluetoothUUID) async throws(BLEError) -> [GATTService] {
+        var services: [GATTService] = []
+        var start: UInt16 = 0x0001
+        while start != 0 {
+            let response: ATTPDU
+            do {
+                response = try await bearer.request(.findByTypeValueRequest(start: start, end: 0xFFFF, type: 0x2800, value: uuid.littleEndianBytes))
+            } catch .att(let failure) where failure.code == 0x0A {
+                break
+            }
+            guard case .findByTypeValueResponse(let ranges) = response, !ranges.isEmpty else {
+                throw .protocolError("service discovery by UUID got an unexpected answer")
+            }
+            services += ranges.map { GATTService(uuid: uuid, start: $0.start, end: $0.end) }
+            guard let last = ranges.last, last.end > start, last.end < 0xFFFF else { break }
+            start = last.end + 1
+        }
+        return services
+    }
+
+    /// The characteristics of a service, each with its descriptors.
+    public func characteristics(of service: GATTService) async throws(BLEError) -> [GATTCharacteristic] {
+        var found: [GATTCharacteristic] = []
+        var start = service.start
+        while start <= service.end {
+            let response: ATTPDU
+            do {
+                response = try await bearer.request(.readByTypeRequest(start: start, end: service.end, type: Self.characteristicDeclaration))
+            } catch .att(let failure) where failure.code == 0x0A {
+                break
+            }
+            guard case .readByTypeResponse(let entries) = response, !entries.isEmpty else {
+                throw .protocolError("characteristic discovery got an unexpected answer")
+            }
+            for entry in entries {
+                let value = entry.value
+                guard value.count == 5 || value.count == 19, let uuid = BluetoothUUID(littleEndian: value[3...]) else {
+                    throw .protocolError("a characteristic declaration of \(value.count) bytes")
+                }
+                found.append(GATTCharacteristic(uuid: uuid, declarationHandle: entry.handle,
+                                                valueHandle: UInt16(value[1]) | UInt16(value[2]) << 8,
+                                                properties: CharacteristicProperties(rawValue: value[0]), descriptors: []))
+            }
+            guard let last = entries.last, last.handle < service.end else { break }
+            start = last.handle + 1
+        }
+        // Descriptors sit between a characteristic's value and the next declaration (or the service end).
+        for index in found.indices {
+            let first = found[index].valueHandle &+ 1
+            let last = index + 1 < found.count ? found[index + 1].declarationHandle - 1 : service.end
+            guard first > found[index].valueHandle, first <= last else { continue }
+            found[index].descriptors = try await descriptors(from: first, to: last)
+        }
+        return found
+    }
+
+    func descriptors(from first: UInt16, to last: UInt16) async throws(BLEError) -> [GATTDescriptor] {
+        var result: [GATTDescriptor] = []
+        var start = first
+        while start <= last {
+            let response: ATTPDU
+            do {
+                response = try await bearer.request(.findInformationRequest(start: start, end: last))
+            } catch .att(let failure) where failure.code == 0x0A {
+                break
+            }
+            guard case .findInformationResponse(let entries) = response, !entries.isEmpty else {
+                throw .protocolError("descriptor discovery got an unexpected answer")
+            }
+            result += entries.map { GATTDescriptor(uuid: $0.uuid, handle: $0.handle) }
+            guard let end = entries.last?.handle, end < last else { break }
+            start = end + 1
+        }
+        return result
+    }
+
+    /// Everything: every primary service with its characteristics and descriptors.
+    public func discoverAll() async throws(BLEError) -> [GATTServiceTree] {
+        var trees: [GATTServiceTree] = []
+        for service in try await primaryServices() {
+            trees.append(GATTServiceTree(service: service, characteristics: try await characteristics(of: service)))
+        }
+        return trees
+    }
+
+    /// Reads a value, following with Read Blob while the answers come back full.
+    public func read(_ handle: UInt16) async throws(BLEError) -> [UInt8] {
+        guard case .readResponse(var value) = try await bearer.request(.readRequest(handle: handle)) else {
+            throw .protocolError("the answer to Read was not a Read Response")
+        }
+        let full = Int(await bearer.mtu) - 1
+        var chunk = value.count
+        while chunk == full, value.count < 512 {
+            let response: ATTPDU
+            do {
+                response = try await bearer.request(.readBlobRequest(handle: handle, offset: UInt16(value.count)))
+            } catch .att(let failure) where [0x07, 0x0B].contains(failure.code) {
+                break // Invalid Offset / Attribute Not Long: the value ended exactly at a boundary
+            }
+            guard case .readBlobResponse(let part) = response else {
+                throw .protocolError("the answer to Read Blob was not a Read Blob Response")
+            }
+            value += part
+            chunk = part.count
+        }
+        return value
+    }
+
+    public func write(_ handle: UInt16, _ value: [UInt8]) async throws(BLEError) {
+        guard case .writeResponse = try await bearer.request(.writeRequest(handle: handle, value: value)) else {
+            throw .protocolError("the answer to Write was not a Write Response")
+        }
+    }
+
+    public func writeWithoutResponse(_ handle: UInt16, _ value: [UInt8]) async throws(BLEError) {
+        let limit = Int(await bearer.mtu) - 3
+        guard value.count <= limit else { throw .invalid("a Write Command carries at most \(limit) bytes at this MTU") }
+        try await bearer.command(.writeCommand(handle: handle, value: value))
+    }
+
+    /// Turns on notifications (or indications, when that is all it offers) through the CCCD and
+    /// returns the values as they come. The stream ends when the link does.
+    public func subscribe(_ characteristic: GATTCharacteristic) async throws(BLEError) -> AsyncStream<[UInt8]> {
+        guard let cccd = characteristic.descriptors.first(where: { $0.uuid == GATTCharacteristic.clientConfiguration }) else {
+            throw .notFound("the Client Characteristic Configuration of \(characteristic.uuid)")
+        }
+        let values = await bearer.values(of: characteristic.valueHandle)
+        let bits: [UInt8] = characteristic.properties.contains(.notify) ? [0x01, 0x00] : [0x02, 0x00]
+        try await write(cccd.handle, bits)
+        return values
+    }
+
+    public func unsubscribe(_ characteristic: GATTCharacteristic) async throws(BLEError) {
+        guard let cccd = characteristic.descriptors.first(where: { $0.uuid == GATTCharacteristic.clientConfiguration }) else {
+            throw .notFound("the Client Characteristic Configuration of \(characteristic.uuid)")
+        }
+        try await write(cccd.handle, [0x00, 0x00])
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Glibc
+import LinuxIO
+import Synchronization
+
+/// What differs between the three transports once their descriptor is open: how the kernel's
+/// answers become ``HCILinkError``s. The reading thread, the serialized writes and closing are shared.
+struct LinkBehaviour: Sendable {
+    /// Large enough for the biggest single read the transport hands over (a whole packet on the user channel).
+    var readBufferSize: Int = 4096
+    /// On TCP a 0-byte read is end of file. A raw tty (VMIN=0, VTIME=0) also returns 0 when merely
+    /// empty, so there only a hang-up (POLLHUP/POLLERR) together with 0 bytes means the end.
+    var zeroReadIsEndOfFile: Bool
+    var endOfFile: HCILinkError
+    var readError: @Sendable (Errno) -> HCILinkError
+    var writeError: @Sendable (Errno) -> HCILinkError
+    /// write(2), or send(2) with MSG_NOSIGNAL on sockets so a closed peer is an error, not SIGPIPE.
+    var send: @Sendable (Int32, UnsafeRawPointer, Int) -> Int = { fd, bytes, count in Glibc.write(fd, bytes, count) }
+    /// How long a write may make no progress before it fails instead of hanging.
+    var writeStallLimit: Duration = .seconds(5)
+}
+
+/// One open, non-blocking descriptor with a dedicated reading thread.
+///
+/// The thread blocks in poll(2) with a short timeout rather than indefinitely, so a close() is
+/// noticed within one timeout without signals or wake-up pipes. The descriptor itself lives inside
+/// the writers' lock and is closed under it, so a write can never hit a number the kernel has
+/// already handed to someone else.
+final class DescriptorLink: Sendable {
+    static let pollMilliseconds: Int32 = 50
+
+    let description: String
+    private let behaviour: LinkBehaviour
+    private let descriptor: Mutex<Int32?>
+    private let state = Mutex(State())
+    private let stream: AsyncThrowingStream<[UInt8], any Error>
+    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+
+    private struct State {
+        var closing = false
+        var finished = false
+        var failure: HCILinkError?
+        var incomingTaken = false
+        var exited = false
+        var exitWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Takes ownership of `fd` (which must be non-blocking) and starts reading at once, so nothing
+    /// the device sends before the consumer calls ``incoming()`` is lost.
+    init(fd: Int32, description: String, behaviour: LinkBehaviour) {
+        self.description = description
+        self.behaviour = behaviour
+        descriptor = Mutex(fd)
+        (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+        let thread = Thread { [self] in readLoop(fd) }
+        thread.name = "hci-read \(description)"
+        thread.start()
+    }
+
+    /// The open descriptor (nil once closed), so tests can check socket options and termios.
+    var rawDescriptor: Int32? { descriptor.withLock { $0 } }
+
+    func incoming() -> AsyncThrowingStream<[UInt8], any Error> {
+        let first = state.withLock { state in
+            defer { state.incomingTaken = true }
+            return !state.incomingTaken
+        }
+        if first { return stream }
+        let error = HCILinkError.io("\(description): incoming() was already called; it has exactly one consumer")
+        return AsyncThrowingStream { $0.finish(throwing: error) }
+    }
+
+    func write(_ bytes: [UInt8]) throws(HCILinkError) {
+        if bytes.isEmpty { return }
+        try descriptor.withLock { (fd: inout Int32?) throws(HCILinkError) in
+            guard let fd else { throw stopReason() ?? .closed(description) }
+            var offset = 0
+            var lastProgress = ContinuousClock.now
+            while offset < bytes.count {
+                if let reason = stopReason() { throw reason }
+                let n = bytes.withUnsafeBytes { raw in
+                    raw.baseAddress.map { behaviour.send(fd, $0 + offset, raw.count - offset) } ?? 0
+                }
+                if n > 0 {
+                    offset += n
+                    lastProgress = .now
+                    continue
+                }
+                let error = Errno.current
+                if error == .interrupted { continue }
+                guard error == .wouldBlock else { throw behaviour.writeError(error) }
+                if ContinuousClock.now - lastProgress > behaviour.writeStallLimit {
+                    throw .writeStalled(description, seconds: behaviour.writeStallLimit.linkSeconds)
+                }
+                var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = Glibc.poll(&entry, 1, Self.pollMilliseconds)
+            }
+        }
+    }
+
+    /// Ends ``incoming()`` and waits (at most about one poll timeout) for the thread to release the descriptor.
+    func close() async {
+        if requestClose() { return }
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let exited = state.withLock { state in
+                if !state.exited { state.exitWaiters.append(waiter) }
+                return state.exited
+            }
+            if exited { waiter.resume() }
+        }
+    }
+
+    /// The non-waiting half of close(), for deinit. Returns whether the thread has already exited.
+    @discardableResult
+    func requestClose() -> Bool {
+        let exited = state.withLock { state in
+            state.closing = true
+            return state.exited
+        }
+        finish(nil)
+        return exited
+    }
+
+    /// Why writes must stop: the failure that ended reading, or a local close.
+    private func stopReason() -> HCILinkError? {
+        state.withLock { state in
+            if let failure = state.failure { return failure }
+            return state.closing ? .closed(description) : nil
+        }
+    }
+
+    private func finish(_ failure: HCILinkError?) {
+        let first = state.withLock { state in
+            defer { state.finished = true }
+            if !state.finished && !state.closing { state.failure = failure }
+            return !state.finished
+        }
+        guard first else { return }
+        if let failure { continuation.finish(throwing: failure) } else { continuation.finish() }
+    }
+
+    private func readLoop(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: behaviour.readBufferSize)
+        var failure: HCILinkError?
+        while !state.withLock({ $0.closing }) {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = Glibc.poll(&entry, 1, Self.pollMilliseconds)
+            if ready == 0 { continue }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                failure = .io("\(description): poll failed: \(Errno.current)")
+                break
+            }
+            let events = Int32(entry.revents)
+            if events & Int32(POLLNVAL) != 0 {
+                failure = .io("\(description): descriptor became invalid")
+                break
+            }
+            let hungUp = events & Int32(POLLHUP | POLLERR) != 0
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                continuation.yield(Array(buffer[..<count]))
+            } else if count == 0 {
+                if behaviour.zeroReadIsEndOfFile || hungUp {
+                    failure = behaviour.endOfFile
+                    break
+                }
+            } else {
+                let error = Errno.current
+                if error == .interrupted || error == .wouldBlock { continue }
+                failure = behaviour.readError(error)
+                break
+            }
+        }
+        finish(failure)
+        descriptor.withLock { fd in
+            if let open = fd { _ = Glibc.close(open) }
+            fd = nil
+        }
+        let waiters = state.withLock { state in
+            state.exited = true
+            defer { state.exitWaiters = [] }
+            return state.exitWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// Runs a blocking open (getaddrinfo, connect, a slow tty driver) on its own thread so it never
+/// occupies one of the few threads of Swift's cooperative pool.
+enum BlockingOpen {
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws(HCILinkError) -> T) async throws(HCILinkError) -> T {
+        let result: Result<T, HCILinkError> = await withCheckedContinuation { done in
+            Thread { done.resume(returning: Result { () throws(HCILinkError) -> T in try body() }) }.start()
+        }
+        return try result.get()
+    }
+
+    /// Puts a descriptor into non-blocking mode: the reading thread relies on poll, writers on EAGAIN.
+    static func setNonBlocking(_ fd: Int32) throws(Errno) {
+        let flags = fcntl(fd, F_GETFL)
+        if flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 { throw Errno.current }
+    }
+}
+
+extension Duration {
+    var linkSeconds: Double {
+        let (s, attoseconds) = components
+        return Double(s) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,46 @@
+/// Names for ATT error codes (Vol 3 Part F §3.4.1.1, Supplement Part B for the common profile codes).
+public enum ATTErrorCode {
+    public static let invalidHandle: UInt8 = 0x01
+    public static let readNotPermitted: UInt8 = 0x02
+    public static let writeNotPermitted: UInt8 = 0x03
+    public static let invalidPDU: UInt8 = 0x04
+    public static let requestNotSupported: UInt8 = 0x06
+    public static let attributeNotFound: UInt8 = 0x0A
+    public static let unlikelyError: UInt8 = 0x0E
+
+    /// The code's name, e.g. `Attribute Not Found`; application and reserved codes say which they are.
+    public static func describe(_ code: UInt8) -> String {
+        if let name = names[code] { return name }
+        switch code {
+        case 0x80...0x9F: return "Application Error 0x" + PacketWriter.hex(code)
+        case 0xE0...0xFF: return "Common Profile Error 0x" + PacketWriter.hex(code)
+        default: return "Reserved error 0x" + PacketWriter.hex(code)
+        }
+    }
+
+    private static let names: [UInt8: String] = [
+        0x01: "Invalid Handle",
+        0x02: "Read Not Permitted",
+        0x03: "Write Not Permitted",
+        0x04: "Invalid PDU",
+        0x05: "Insufficient Authentication",
+        0x06: "Request Not Supported",
+        0x07: "Invalid Offset",
+        0x08: "Insufficient Authorization",
+        0x09: "Prepare Queue Full",
+        0x0A: "Attribute Not Found",
+        0x0B: "Attribute Not Long",
+        0x0C: "Encryption Key Size Too Short",
+        0x0D: "Invalid Attribute Value Length",
+        0x0E: "Unlikely Error",
+        0x0F: "Insufficient Encryption",
+        0x10: "Unsupported Group Type",
+        0x11: "Insufficient Resources",
+        0x12: "Database Out Of Sync",
+        0x13: "Value Not Allowed",
+        0xFC: "Write Request Rejected",
+        0xFD: "Client Characteristic Configuration Descriptor Improperly Configured",
+        0xFE: "Procedure Already in Progress",
+        0xFF: "Out of Range",
+    ]
+}

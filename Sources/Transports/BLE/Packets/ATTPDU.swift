@@ -1,0 +1,269 @@
+import HAL
+
+/// An Attribute Protocol PDU (Core Specification Vol 3 Part F §3.4): opcode, then parameters.
+/// Opcodes we do not use (read multiple, prepared writes, signed writes…) stay `unknown`.
+public enum ATTPDU: Hashable, Sendable {
+    case errorResponse(requestOpcode: UInt8, handle: UInt16, code: UInt8)
+    case exchangeMTURequest(UInt16)
+    case exchangeMTUResponse(UInt16)
+    case findInformationRequest(start: UInt16, end: UInt16)
+    case findInformationResponse([ATTHandleUUID])
+    case findByTypeValueRequest(start: UInt16, end: UInt16, type: UInt16, value: [UInt8])
+    case findByTypeValueResponse([ATTHandleRange])
+    case readByTypeRequest(start: UInt16, end: UInt16, type: BluetoothUUID)
+    case readByTypeResponse([ATTHandleValue])
+    case readRequest(handle: UInt16)
+    case readResponse([UInt8])
+    case readBlobRequest(handle: UInt16, offset: UInt16)
+    case readBlobResponse([UInt8])
+    case readByGroupTypeRequest(start: UInt16, end: UInt16, type: BluetoothUUID)
+    case readByGroupTypeResponse([ATTGroupValue])
+    case writeRequest(handle: UInt16, value: [UInt8])
+    case writeResponse
+    case writeCommand(handle: UInt16, value: [UInt8])
+    case handleValueNotification(handle: UInt16, value: [UInt8])
+    case handleValueIndication(handle: UInt16, value: [UInt8])
+    case handleValueConfirmation
+    case unknown(opcode: UInt8, parameters: [UInt8])
+
+    public enum Opcode {
+        public static let errorResponse: UInt8 = 0x01
+        public static let exchangeMTURequest: UInt8 = 0x02
+        public static let exchangeMTUResponse: UInt8 = 0x03
+        public static let findInformationRequest: UInt8 = 0x04
+        public static let findInformationResponse: UInt8 = 0x05
+        public static let findByTypeValueRequest: UInt8 = 0x06
+        public static let findByTypeValueResponse: UInt8 = 0x07
+        public static let readByTypeRequest: UInt8 = 0x08
+        public static let readByTypeResponse: UInt8 = 0x09
+        public static let readRequest: UInt8 = 0x0A
+        public static let readResponse: UInt8 = 0x0B
+        public static let readBlobRequest: UInt8 = 0x0C
+        public static let readBlobResponse: UInt8 = 0x0D
+        public static let readByGroupTypeRequest: UInt8 = 0x10
+        public static let readByGroupTypeResponse: UInt8 = 0x11
+        public static let writeRequest: UInt8 = 0x12
+        public static let writeResponse: UInt8 = 0x13
+        public static let writeCommand: UInt8 = 0x52
+        public static let handleValueNotification: UInt8 = 0x1B
+        public static let handleValueIndication: UInt8 = 0x1D
+        public static let handleValueConfirmation: UInt8 = 0x1E
+    }
+
+    /// Every request and the response that answers it (besides an Error Response), including
+    /// the ones this enum keeps as `unknown`.
+    private static let responses: [UInt8: UInt8] = [
+        0x02: 0x03, 0x04: 0x05, 0x06: 0x07, 0x08: 0x09, 0x0A: 0x0B, 0x0C: 0x0D, 0x0E: 0x0F,
+        0x10: 0x11, 0x12: 0x13, 0x16: 0x17, 0x18: 0x19, 0x20: 0x21,
+    ]
+    private static let responseOpcodes: Set<UInt8> = Set(responses.values).union([Opcode.errorResponse])
+
+    /// The opcode of the success response to a request, or nil when `opcode` is not a request.
+    public static func responseOpcode(forRequest opcode: UInt8) -> UInt8? { responses[opcode] }
+
+    /// Expects exactly one response (commands, notifications and indications are not requests).
+    public var isRequest: Bool { Self.responses[opcode] != nil }
+    /// Answers a request, successfully or with an Error Response.
+    public var isResponse: Bool { Self.responseOpcodes.contains(opcode) }
+
+    public var opcode: UInt8 {
+        switch self {
+        case .errorResponse: Opcode.errorResponse
+        case .exchangeMTURequest: Opcode.exchangeMTURequest
+        case .exchangeMTUResponse: Opcode.exchangeMTUResponse
+        case .findInformationRequest: Opcode.findInformationRequest
+        case .findInformationResponse: Opcode.findInformationResponse
+        case .findByTypeValueRequest: Opcode.findByTypeValueRequest
+        case .findByTypeValueResponse: Opcode.findByTypeValueResponse
+        case .readByTypeRequest: Opcode.readByTypeRequest
+        case .readByTypeResponse: Opcode.readByTypeResponse
+        case .readRequest: Opcode.readRequest
+        case .readResponse: Opcode.readResponse
+        case .readBlobRequest: Opcode.readBlobRequest
+        case .readBlobResponse: Opcode.readBlobResponse
+        case .readByGroupTypeRequest: Opcode.readByGroupTypeRequest
+        case .readByGroupTypeResponse: Opcode.readByGroupTypeResponse
+        case .writeRequest: Opcode.writeRequest
+        case .writeResponse: Opcode.writeResponse
+        case .writeCommand: Opcode.writeCommand
+        case .handleValueNotification: Opcode.handleValueNotification
+        case .handleValueIndication: Opcode.handleValueIndication
+        case .handleValueConfirmation: Opcode.handleValueConfirmation
+        case .unknown(let opcode, _): opcode
+        }
+    }
+
+    /// Fixed-size PDUs must have exactly their size; lists must be whole numbers of entries.
+    public init(parsing bytes: [UInt8]) throws(HCIParseError) {
+        guard let opcode = bytes.first else { throw .truncated("ATT PDU without an opcode") }
+        var r = PacketReader(Array(bytes.dropFirst()), context: "ATT PDU 0x\(PacketWriter.hex(opcode))")
+        switch opcode {
+        case Opcode.errorResponse:
+            let request = try r.u8("Request Opcode In Error")
+            let handle = try r.u16("Attribute Handle In Error")
+            self = .errorResponse(requestOpcode: request, handle: handle, code: try r.u8("Error Code"))
+        case Opcode.exchangeMTURequest:
+            self = .exchangeMTURequest(try r.u16("Client Rx MTU"))
+        case Opcode.exchangeMTUResponse:
+            self = .exchangeMTUResponse(try r.u16("Server Rx MTU"))
+        case Opcode.findInformationRequest:
+            let start = try r.u16("Starting Handle")
+            self = .findInformationRequest(start: start, end: try r.u16("Ending Handle"))
+        case Opcode.findInformationResponse:
+            self = .findInformationResponse(try Self.parseInformation(&r))
+        case Opcode.findByTypeValueRequest:
+            let start = try r.u16("Starting Handle")
+            let end = try r.u16("Ending Handle")
+            let type = try r.u16("Attribute Type")
+            self = .findByTypeValueRequest(start: start, end: end, type: type, value: r.rest())
+        case Opcode.findByTypeValueResponse:
+            guard r.remaining > 0, r.remaining % 4 == 0 else {
+                throw .malformed("Find By Type Value Response: \(r.remaining) bytes is not a list of 4-byte handle ranges")
+            }
+            var ranges: [ATTHandleRange] = []
+            while !r.isAtEnd {
+                let start = try r.u16("Found Attribute Handle")
+                ranges.append(ATTHandleRange(start: start, end: try r.u16("Group End Handle")))
+            }
+            self = .findByTypeValueResponse(ranges)
+        case Opcode.readByTypeRequest:
+            let start = try r.u16("Starting Handle")
+            let end = try r.u16("Ending Handle")
+            self = .readByTypeRequest(start: start, end: end, type: try Self.parseType(&r))
+        case Opcode.readByTypeResponse:
+            self = .readByTypeResponse(try Self.parseHandleValues(&r))
+        case Opcode.readRequest:
+            self = .readRequest(handle: try r.u16("Attribute Handle"))
+        case Opcode.readResponse:
+            self = .readResponse(r.rest())
+        case Opcode.readBlobRequest:
+            let handle = try r.u16("Attribute Handle")
+            self = .readBlobRequest(handle: handle, offset: try r.u16("Value Offset"))
+        case Opcode.readBlobResponse:
+            self = .readBlobResponse(r.rest())
+        case Opcode.readByGroupTypeRequest:
+            let start = try r.u16("Starting Handle")
+            let end = try r.u16("Ending Handle")
+            self = .readByGroupTypeRequest(start: start, end: end, type: try Self.parseType(&r))
+        case Opcode.readByGroupTypeResponse:
+            self = .readByGroupTypeResponse(try Self.parseGroupValues(&r))
+        case Opcode.writeRequest:
+            let handle = try r.u16("Attribute Handle")
+            self = .writeRequest(handle: handle, value: r.rest())
+        case Opcode.writeResponse:
+            self = .writeResponse
+        case Opcode.writeCommand:
+            let handle = try r.u16("Attribute Handle")
+            self = .writeCommand(handle: handle, value: r.rest())
+        case Opcode.handleValueNotification:
+            let handle = try r.u16("Attribute Handle")
+            self = .handleValueNotification(handle: handle, value: r.rest())
+        case Opcode.handleValueIndication:
+            let handle = try r.u16("Attribute Handle")
+            self = .handleValueIndication(handle: handle, value: r.rest())
+        case Opcode.handleValueConfirmation:
+            self = .handleValueConfirmation
+        default:
+            self = .unknown(opcode: opcode, parameters: r.rest())
+        }
+        try r.expectEnd()
+    }
+
+    /// A 16-bit or 128-bit attribute type filling the rest of a request.
+    private static func parseType(_ r: inout PacketReader) throws(HCIParseError) -> BluetoothUUID {
+        guard r.remaining == 2 || r.remaining == 16 else {
+            throw .malformed("\(r.context): an attribute type of \(r.remaining) bytes (must be 2 or 16)")
+        }
+        return try r.uuid(byteCount: r.remaining, "Attribute Type")
+    }
+
+    /// Format 1: handle and 16-bit UUID pairs; format 2: handle and 128-bit UUID pairs.
+    private static func parseInformation(_ r: inout PacketReader) throws(HCIParseError) -> [ATTHandleUUID] {
+        let format = try r.u8("Format")
+        let uuidSize: Int
+        switch format {
+        case 1: uuidSize = 2
+        case 2: uuidSize = 16
+        default: throw .malformed("Find Information Response: format \(format) is not defined")
+        }
+        let entrySize = 2 + uuidSize
+        guard r.remaining > 0, r.remaining % entrySize == 0 else {
+            throw .malformed("Find Information Response: \(r.remaining) bytes is not a list of \(entrySize)-byte entries")
+        }
+        var entries: [ATTHandleUUID] = []
+        while !r.isAtEnd {
+            let handle = try r.u16("Handle")
+            entries.append(ATTHandleUUID(handle: handle, uuid: try r.uuid(byteCount: uuidSize, "UUID")))
+        }
+        return entries
+    }
+
+    private static func parseHandleValues(_ r: inout PacketReader) throws(HCIParseError) -> [ATTHandleValue] {
+        let length = Int(try r.u8("Length"))
+        guard length >= 2, r.remaining > 0, r.remaining % length == 0 else {
+            throw .malformed("Read By Type Response: \(r.remaining) bytes is not a list of \(length)-byte entries")
+        }
+        var entries: [ATTHandleValue] = []
+        while !r.isAtEnd {
+            let handle = try r.u16("Attribute Handle")
+            entries.append(ATTHandleValue(handle: handle, value: try r.bytes(length - 2, "Attribute Value")))
+        }
+        return entries
+    }
+
+    private static func parseGroupValues(_ r: inout PacketReader) throws(HCIParseError) -> [ATTGroupValue] {
+        let length = Int(try r.u8("Length"))
+        guard length >= 4, r.remaining > 0, r.remaining % length == 0 else {
+            throw .malformed("Read By Group Type Response: \(r.remaining) bytes is not a list of \(length)-byte entries")
+        }
+        var entries: [ATTGroupValue] = []
+        while !r.isAtEnd {
+            let handle = try r.u16("Attribute Handle")
+            let end = try r.u16("End Group Handle")
+            entries.append(ATTGroupValue(handle: handle, endGroup: end, value: try r.bytes(length - 4, "Attribute Value")))
+        }
+        return entries
+    }
+
+    /// The PDU as sent. Response lists must be encodable: Read By Type / Read By Group Type
+    /// entries must share one value length (at most 253 / 251 bytes); Find Information uses
+    /// format 1 when every UUID has a 16-bit alias, else writes all of them in 128 bits.
+    public var encoded: [UInt8] {
+        let u16 = PacketWriter.u16
+        let parameters: [UInt8]
+        switch self {
+        case .errorResponse(let request, let handle, let code): parameters = [request] + u16(handle) + [code]
+        case .exchangeMTURequest(let mtu), .exchangeMTUResponse(let mtu): parameters = u16(mtu)
+        case .findInformationRequest(let start, let end): parameters = u16(start) + u16(end)
+        case .findInformationResponse(let entries):
+            let short = entries.allSatisfy { $0.uuid.shortValue != nil }
+            parameters = [short ? 1 : 2] + entries.flatMap { entry in
+                u16(entry.handle) + (short ? entry.uuid.littleEndianBytes : entry.uuid.bytes.reversed())
+            }
+        case .findByTypeValueRequest(let start, let end, let type, let value):
+            parameters = u16(start) + u16(end) + u16(type) + value
+        case .findByTypeValueResponse(let ranges): parameters = ranges.flatMap { u16($0.start) + u16($0.end) }
+        case .readByTypeRequest(let start, let end, let type), .readByGroupTypeRequest(let start, let end, let type):
+            parameters = u16(start) + u16(end) + type.littleEndianBytes
+        case .readByTypeResponse(let entries):
+            let length = entries.first.map { $0.value.count + 2 } ?? 2
+            precondition(length <= 255 && entries.allSatisfy { $0.value.count + 2 == length },
+                         "Read By Type Response entries must share one value length of at most 253 bytes")
+            parameters = [UInt8(length)] + entries.flatMap { u16($0.handle) + $0.value }
+        case .readByGroupTypeResponse(let entries):
+            let length = entries.first.map { $0.value.count + 4 } ?? 4
+            precondition(length <= 255 && entries.allSatisfy { $0.value.count + 4 == length },
+                         "Read By Group Type Response entries must share one value length of at most 251 bytes")
+            parameters = [UInt8(length)] + entries.flatMap { u16($0.handle) + u16($0.endGroup) + $0.value }
+        case .readRequest(let handle): parameters = u16(handle)
+        case .readResponse(let value), .readBlobResponse(let value): parameters = value
+        case .readBlobRequest(let handle, let offset): parameters = u16(handle) + u16(offset)
+        case .writeRequest(let handle, let value), .writeCommand(let handle, let value),
+             .handleValueNotification(let handle, let value), .handleValueIndication(let handle, let value):
+            parameters = u16(handle) + value
+        case .writeResponse, .handleValueConfirmation: parameters = []
+        case .unknown(_, let rest): parameters = rest
+        }
+        return [opcode] + parameters
+    }
+}

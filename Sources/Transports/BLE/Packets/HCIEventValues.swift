@@ -1,0 +1,68 @@
+import HAL
+
+/// One advertisement or scan response as a scanner saw it, from either the legacy or the
+/// extended advertising report event.
+public struct LEAdvertisingReport: Hashable, Sendable {
+    public var address: BLEAddress
+    /// dBm; 127 means the controller could not measure it.
+    public var rssi: Int8
+    /// The raw AD structures (see `AdvertisingData.parse`).
+    public var data: [UInt8]
+    public var connectable: Bool
+    public var scannable: Bool
+    public var isScanResponse: Bool
+    /// Sent with a legacy advertising PDU (always true for the legacy report event).
+    public var isLegacy: Bool
+
+    public init(address: BLEAddress, rssi: Int8, data: [UInt8], connectable: Bool, scannable: Bool,
+                isScanResponse: Bool, isLegacy: Bool) {
+        self.address = address
+        self.rssi = rssi
+        self.data = data
+        self.connectable = connectable
+        self.scannable = scannable
+        self.isScanResponse = isScanResponse
+        self.isLegacy = isLegacy
+    }
+
+    /// The data read as AD structures.
+    public func advertisement() throws(HCIParseError) -> Advertisement {
+        try AdvertisingData.parse(data, connectable: connectable)
+    }
+}
+
+/// A new LE connection (or a failed attempt: see `status`).
+public struct LEConnectionComplete: Hashable, Sendable {
+    public var status: UInt8
+    public var handle: UInt16
+    /// 0 central, 1 peripheral.
+    public var role: UInt8
+    public var peer: BLEAddress
+    /// Units of 1.25 ms.
+    public var interval: UInt16
+    public var latency: UInt16
+    /// Units of 10 ms.
+    public var supervisionTimeout: UInt16
+
+    public init(status: UInt8, handle: UInt16, role: UInt8, peer: BLEAddress, interval: UInt16,
+                latency: UInt16, supervisionTimeout: UInt16) {
+        self.status = status
+        self.handle = handle
+        self.role = role
+        self.peer = peer
+        self.interval = interval
+        self.latency = latency
+        self.supervisionTimeout = supervisionTimeout
+    }
+}
+
+/// How many ACL packets the controller finished for one connection: that many buffers are free again.
+public struct CompletedPackets: Hashable, Sendable {
+    public var handle: UInt16
+    public var count: UInt16
+
+    public init(handle: UInt16, count: UInt16) {
+        self.handle = handle
+        self.count = count
+    }
+}

@@ -1,0 +1,69 @@
+/// The one-byte indicator that precedes every packet on an H4 (UART or TCP) stream.
+public enum HCIPacketType: UInt8, Sendable {
+    case command = 0x01, acl = 0x02, sco = 0x03, event = 0x04, iso = 0x05
+}
+
+/// A command from host to controller: opcode (OGF in the top 6 bits, OCF in the low 10) and
+/// at most 255 parameter bytes.
+public struct HCICommand: Hashable, Sendable {
+    public var opcode: UInt16
+    public var parameters: [UInt8]
+
+    public init(opcode: UInt16, parameters: [UInt8] = []) {
+        self.opcode = opcode
+        self.parameters = parameters
+    }
+
+    public init(ogf: UInt8, ocf: UInt16, parameters: [UInt8] = []) {
+        self.init(opcode: UInt16(ogf & 0x3F) << 10 | (ocf & 0x03FF), parameters: parameters)
+    }
+
+    public var ogf: UInt8 { UInt8(opcode >> 10) }
+    public var ocf: UInt16 { opcode & 0x03FF }
+
+    /// The specification's name for the opcode, or `0xFC01` for one we do not know.
+    public var name: String { HCICommand.name(ofOpcode: opcode) }
+
+    /// Opcode, length and parameters, without the H4 indicator.
+    public var encoded: [UInt8] {
+        precondition(parameters.count <= 255, "HCI command parameters are limited to 255 bytes")
+        return PacketWriter.u16(opcode) + [UInt8(parameters.count)] + parameters
+    }
+}
+
+/// An event from controller to host, not yet interpreted (see `HCIEvent`).
+public struct HCIEventPacket: Hashable, Sendable {
+    public var code: UInt8
+    public var parameters: [UInt8]
+
+    public init(code: UInt8, parameters: [UInt8]) {
+        self.code = code
+        self.parameters = parameters
+    }
+
+    /// Code, length and parameters, without the H4 indicator.
+    public var encoded: [UInt8] {
+        precondition(parameters.count <= 255, "HCI event parameters are limited to 255 bytes")
+        return [code, UInt8(parameters.count)] + parameters
+    }
+}
+
+/// One packet of an H4 stream.
+public enum HCIPacket: Hashable, Sendable {
+    case command(HCICommand)
+    case acl(ACLPacket)
+    case event(HCIEventPacket)
+    /// SCO, ISO or anything else we carry without looking inside: `payload` is everything after
+    /// the indicator byte, header included.
+    case other(type: UInt8, payload: [UInt8])
+
+    /// The indicator byte followed by the packet, as written to an H4 transport.
+    public var h4Bytes: [UInt8] {
+        switch self {
+        case .command(let command): [HCIPacketType.command.rawValue] + command.encoded
+        case .acl(let acl): [HCIPacketType.acl.rawValue] + acl.encoded
+        case .event(let event): [HCIPacketType.event.rawValue] + event.encoded
+        case .other(let type, let payload): [type] + payload
+        }
+    }
+}

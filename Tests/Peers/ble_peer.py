@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Independent BLE peer for testing our HCI host stack (see README.md next to this file).
+
+Two bumble virtual controllers share one LocalLink. Controller A is what the host under
+test drives, as an H4 byte stream on a TCP server (and optionally a pty). Controller B runs
+a bumble Device acting as the peripheral of the chosen profile. A second TCP port takes
+JSON control commands. Once everything is up, exactly one line goes to stdout:
+
+    READY tcp=127.0.0.1:PORT address=AA:BB:CC:DD:EE:FF[/random] control=127.0.0.1:PORT [pty=/dev/pts/N]
+
+The peer runs until its stdin closes, SIGTERM/SIGINT, or the control command "quit".
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from peerkit.control import ControlServer  # noqa: E402
+from peerkit.hostside import HostPort, PtyHost, TcpHostServer  # noqa: E402
+from peerkit.link import ConnectionAddressedLink  # noqa: E402
+from peerkit.peripheral import Peripheral  # noqa: E402
+from peerkit.profiles import PROFILES  # noqa: E402
+
+HOST_ADDRESS_TCP = "A0:A0:A0:00:00:01"
+HOST_ADDRESS_PTY = "A0:A0:A0:00:00:02"
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, default=0, help="H4 TCP port for controller A (0: pick a free one)")
+    parser.add_argument("--control-port", type=int, default=0, help="JSON control port (0: pick a free one)")
+    parser.add_argument("--pty", action="store_true", help="also expose a controller A on a pty (uart:)")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="generic")
+    parser.add_argument("--address", default=None,
+                        help="peripheral address (default B0:B0:B0:00:00:01, or C2:B0:B0:00:00:01 with --random)")
+    parser.add_argument("--random", action="store_true", help="advertise with a static random address")
+    parser.add_argument("--extended", action="store_true",
+                        help="advertise with extended advertising (longer data) instead of legacy")
+    parser.add_argument("--legacy-reports", action="store_true",
+                        help="clear controller A's extended-advertising feature bits so scanning yields "
+                             "LE Advertising Report (0x02) instead of LE Extended Advertising Report (0x0D)")
+    parser.add_argument("--adv-interval-ms", type=float, default=100.0)
+    parser.add_argument("--host-address", default=HOST_ADDRESS_TCP,
+                        help="public address of controller A on TCP (what HCI_Read_BD_ADDR returns)")
+    parser.add_argument("--btsnoop", metavar="FILE",
+                        help="write controller A's (TCP) H4 traffic as btsnoop (bumble-show --format snoop FILE)")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-vv: bumble debug)")
+    return parser.parse_args(argv)
+
+
+async def run(args) -> int:
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+
+    link = ConnectionAddressedLink()
+    profile = PROFILES[args.profile]()
+    address = args.address or ("C2:B0:B0:00:00:01" if args.random else "B0:B0:B0:00:00:01")
+    peripheral = Peripheral(link, profile, address, random=args.random,
+                            extended=args.extended, interval_ms=args.adv_interval_ms)
+    await peripheral.start()
+
+    ports = {"tcp": HostPort("A-tcp", link, args.host_address, args.legacy_reports)}
+    snoop_file = None
+    if args.btsnoop:
+        from bumble.snoop import BtSnooper
+        snoop_file = open(args.btsnoop, "wb")
+        ports["tcp"].snooper = BtSnooper(snoop_file)
+    tcp = TcpHostServer(ports["tcp"])
+    tcp_port = await tcp.start("127.0.0.1", args.port)
+    pty = None
+    if args.pty:
+        ports["pty"] = HostPort("A-pty", link, HOST_ADDRESS_PTY, args.legacy_reports)
+        pty = PtyHost(ports["pty"])
+
+    control = ControlServer(peripheral, ports, on_quit=stop.set)
+    control_port = await control.start("127.0.0.1", args.control_port)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+
+    # stdin closing (the test harness went away) stops the peer too
+    def stdin_readable():
+        try:
+            data = os.read(sys.stdin.fileno(), 4096)
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(sys.stdin.fileno())
+            stop.set()
+    try:
+        loop.add_reader(sys.stdin.fileno(), stdin_readable)
+    except (ValueError, OSError, PermissionError):
+        pass  # stdin is not pollable (e.g. a regular file): rely on signals
+
+    line = (f"READY tcp=127.0.0.1:{tcp_port} address={peripheral.address_text()} "
+            f"control=127.0.0.1:{control_port}")
+    if pty is not None:
+        line += f" pty={pty.path}"
+    print(line, flush=True)
+
+    await stop.wait()
+    control.close()
+    tcp.close()  # drops a connected host: the peripheral sees the link go
+    if pty is not None:
+        pty.close()
+    await asyncio.sleep(0.05)
+    await peripheral.aclose()
+    if snoop_file is not None:
+        snoop_file.close()
+    return 0
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
+    logging.basicConfig(stream=sys.stderr, level=level,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.verbose < 2:
+        logging.getLogger("bumble").setLevel(logging.ERROR if args.verbose == 0 else logging.WARNING)
+    return asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+import Foundation
+import HAL
+import Synchronization
+import Testing
+@testable import Transports
+
+/// The bumble peer (Tests/Peers/ble_peer.py) in its own process: two virtual controllers on one
+/// link, one of them reachable over TCP (and a pty) for our stack, the other a peripheral.
+final class PeerProcess: Sendable {
+    let tcp: DeviceURI
+    let pty: String?
+    let address: BLEAddress
+    let control: (host: String, port: UInt16)
+    private let process: Process
+    private let input: Pipe
+
+    /// Where `scripts/setup-peers` puts bumble.
+    static var python: String? {
+        let path = repositoryRoot + "/.venv-peers/bin/python"
+        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }
+
+    static var repositoryRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    struct StartFailure: Error, CustomStringConvertible { var description: String }
+
+    /// Starts a peer and waits (up to 30 s) for its READY line.
+    static func start(_ arguments: [String] = []) async throws -> PeerProcess {
+        guard let python else { throw StartFailure(description: "no .venv-peers: run scripts/setup-peers") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [repositoryRoot + "/Tests/Peers/ble_peer.py"] + arguments
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let ready = try await readyLine(from: output.fileHandleForReading, deadline: .seconds(30))
+        return try PeerProcess(process: process, input: input, ready: ready)
+    }
+
+    private init(process: Process, input: Pipe, ready: String) throws {
+        self.process = process
+        self.input = input
+        var fields: [String: String] = [:]
+        for part in ready.split(separator: " ").dropFirst() {
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            if pair.count == 2 { fields[pair[0]] = pair[1] }
+        }
+        guard let tcpText = fields["tcp"], let tcp = try? DeviceURI(parsing: "tcp:" + tcpText),
+              let addressText = fields["address"], let address = BLEAddress(string: addressText),
+              let controlText = fields["control"], let colon = controlText.lastIndex(of: ":"),
+              let controlPort = UInt16(controlText[controlText.index(after: colon)...])
+        else { throw StartFailure(description: "unexpected READY line: \(ready)") }
+        self.tcp = tcp
+        self.address = address
+        pty = fields["pty"]
+        control = (String(controlText[..<colon]), controlPort)
+    }
+
+    /// Waits for the peer's READY line without polling: a reader thread resumes the waiter, and a
+    /// deadline resumes it with an error if the peer never gets there.
+    private static func readyLine(from handle: FileHandle, deadline: Duration) async throws -> String {
+        let once = OnceContinuation()
+        let finish: @Sendable (Result<String, any Error>) -> Void = { once.resume(with: $0) }
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            once.set(continuation)
+            let reader = Thread {
+                var buffer = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty {
+                        finish(.failure(StartFailure(description: "the peer exited before it was ready")))
+                        return
+                    }
+                    buffer.append(chunk)
+                    if let text = String(data: buffer, encoding: .utf8),
+                       let found = text.split(separator: "\n").first(where: { $0.hasPrefix("READY ") }) {
+                        finish(.success(String(found)))
+                        return
+                    }
+                }
+            }
+            reader.start()
+            Task {
+                try? await ContinuousClock().sleep(for: deadline)
+                finish(.failure(StartFailure(description: "the peer did not become ready within \(deadline)")))
+            }
+        }
+    }
+
+    /// Sends one control command and returns its one-line JSON answer.
+    func command(_ json: [String: Any]) async throws -> [String: Any] {
+        let stream = try await HCIStreams.open(.tcp(host: control.host, port: control.port))
+        defer { Task { await stream.close() } }
+        let data = try JSONSerialization.data(withJSONObject: json)
+        try await stream.write(Array(data) + [0x0A])
+        var received: [UInt8] = []
+        for try await chunk in stream.incoming() {
+            received += chunk
+            if let newline = received.firstIndex(of: 0x0A) {
+                let answer = try JSONSerialization.jsonObject(with: Data(received[..<newline]))
+                return answer as? [String: Any] ?? [:]
+            }
+        }
+        throw StartFailure(description: "the control channel closed without an answer")
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// Resumes a continuation at most once, whoever comes first.
+final class OnceContinuation: Sendable {
+    private let slot = Mutex<CheckedContinuation<String, any Error>?>(nil)
+    func set(_ continuation: CheckedContinuation<String, any Error>) { slot.withLock { $0 = continuation } }
+    func resume(with result: Result<String, any Error>) {
+        let continuation = slot.withLock { slot -> CheckedContinuation<String, any Error>? in
+            defer { slot = nil }
+            return slot
+        }
+        continuation?.resume(with: result)
+    }
+}
