@@ -1,35 +1,14 @@
 import Foundation
 import HAL
+import PeerSupport
 import Testing
 @testable import Transports
 
-/// One bumble peer for the whole suite; tests take turns with it.
-actor SharedPeer {
-    static let shared = SharedPeer()
-    private var peer: PeerProcess?
-    private var failure: String?
-
-    func get() async throws -> PeerProcess {
-        if let peer { return peer }
-        if let failure { throw PeerProcess.StartFailure(description: failure) }
-        do {
-            let started = try await PeerProcess.start(["--pty"])
-            peer = started
-            return started
-        } catch {
-            failure = "\(error)"
-            throw error
-        }
-    }
-}
-
-let peerAvailable = PeerProcess.python != nil
-
 /// Our host stack against bumble's virtual controller and peripheral (nobody here wrote bumble).
-@Suite(.serialized, .enabled(if: peerAvailable, "no bumble venv: run scripts/setup-peers (CI does)"))
+@Suite(.serialized, .exclusivePeer, .enabled(if: peerAvailable, "no bumble venv: run scripts/setup-peers (CI does)"))
 struct PeerTests {
     func central(_ configure: (inout HCIHost.Configuration) -> Void = { _ in }) async throws -> (PeerProcess, BLECentral) {
-        let peer = try await SharedPeer.shared.get()
+        let peer = try await SharedPeers.shared.peer()
         var configuration = HCIHost.Configuration()
         configure(&configuration)
         let central = try await BLECentral.open(peer.tcp, configuration: configuration)
@@ -89,5 +68,200 @@ struct PeerTests {
         await connection.disconnect()
         #expect(connection.disconnectReason == .localHostTerminated)
         await central.close()
+    }
+}
+
+/// A connected, discovered peer for the data-path tests.
+struct Session {
+    let peer: PeerProcess
+    let central: BLECentral
+    let connection: BLEConnection
+    let characteristics: [BluetoothUUID: GATTCharacteristic]
+
+    static func open(_ configure: (inout HCIHost.Configuration) -> Void = { _ in }, peerArguments: [String] = ["--pty"]) async throws -> Session {
+        let peer = try await SharedPeers.shared.peer(peerArguments)
+        var configuration = HCIHost.Configuration()
+        configure(&configuration)
+        let central = try await BLECentral.open(peer.tcp, configuration: configuration)
+        let connection = try await central.connect(peer.address)
+        _ = try await connection.bearer.exchangeMTU(247)
+        var characteristics: [BluetoothUUID: GATTCharacteristic] = [:]
+        for tree in try await connection.gatt.discoverAll() {
+            for c in tree.characteristics { characteristics[c.uuid] = c }
+        }
+        return Session(peer: peer, central: central, connection: connection, characteristics: characteristics)
+    }
+
+    static func uuid(_ id: UInt16) -> BluetoothUUID {
+        BluetoothUUID(string: String(format: "A5C3%04X-6B1E-4F2A-9D3C-2B7E5F10C4A9", id))!
+    }
+
+    func characteristic(_ id: UInt16) throws -> GATTCharacteristic {
+        try #require(characteristics[Self.uuid(id)])
+    }
+
+    func close() async {
+        await connection.disconnect()
+        await central.close()
+    }
+}
+
+extension PeerTests {
+    @Test func readsShortAndLongValues() async throws {
+        let session = try await Session.open()
+        #expect(try await session.connection.gatt.read(try session.characteristic(0x0002).valueHandle) == Array("hwprobe".utf8))
+        let long = try await session.connection.gatt.read(try session.characteristic(0x0003).valueHandle)
+        let expected: [UInt8] = (0..<300).map { (i: Int) -> UInt8 in UInt8((i * 7 + 3) & 0xFF) }
+        #expect(long == expected)
+        await session.close()
+    }
+
+    @Test func readNotPermittedIsATypedATTError() async throws {
+        let session = try await Session.open()
+        let handle = try session.characteristic(0x0004).valueHandle
+        let expected = BLEError.att(ATTFailure(code: 0x02, handle: handle, requestOpcode: 0x0A))
+        await #expect(throws: expected) { _ = try await session.connection.gatt.read(handle) }
+        await session.close()
+    }
+
+    @Test func writesWithAndWithoutResponseArrive() async throws {
+        let session = try await Session.open()
+        _ = try await session.peer.command(["cmd": "writes", "clear": true])
+        try await session.connection.gatt.write(try session.characteristic(0x0004).valueHandle, [0xDE, 0xAD, 0xBE, 0xEF])
+        try await session.connection.gatt.writeWithoutResponse(try session.characteristic(0x0005).valueHandle, [0x01, 0x02])
+        // A write with response after the command: when it is answered, the command has arrived too.
+        try await session.connection.gatt.write(try session.characteristic(0x0004).valueHandle, [0x00])
+        let writes = (try await session.peer.command(["cmd": "writes"])["writes"] as? [[String: Any]]) ?? []
+        #expect(writes.compactMap { $0["hex"] as? String } == ["deadbeef", "0102", "00"])
+        #expect(writes.compactMap { $0["characteristic"] as? String } == ["write", "writeWithoutResponse", "write"])
+        await session.close()
+    }
+
+    @Test func notificationsArriveInOrder() async throws {
+        let session = try await Session.open()
+        let values = try await session.connection.gatt.subscribe(try session.characteristic(0x0006))
+        let answer = try await session.peer.command(["cmd": "notify", "count": 200, "size": 20])
+        #expect(answer["ok"] as? Bool == true)
+        var sequence: [UInt32] = []
+        for await value in values {
+            sequence.append(UInt32(value[0]) | UInt32(value[1]) << 8 | UInt32(value[2]) << 16 | UInt32(value[3]) << 24)
+            if sequence.count == 200 { break }
+        }
+        #expect(sequence == Array(0..<200))
+        await session.close()
+    }
+
+    @Test func indicationsAreConfirmed() async throws {
+        let session = try await Session.open()
+        let values = try await session.connection.gatt.subscribe(try session.characteristic(0x0007))
+        let answer = try await session.peer.command(["cmd": "indicate", "count": 10])
+        #expect(answer["confirmed"] as? Int == 10)
+        var received = 0
+        for await _ in values {
+            received += 1
+            if received == 10 { break }
+        }
+        #expect(received == 10)
+        await session.close()
+    }
+
+    @Test func thePeripheralDisconnectingEndsEverything() async throws {
+        let session = try await Session.open()
+        let ended = session.connection.disconnection()
+        _ = try await session.peer.command(["cmd": "disconnect", "reason": 8])
+        var reason: DisconnectReason?
+        for await r in ended { reason = r }
+        #expect(reason == .supervisionTimeout)
+        await #expect(throws: BLEError.disconnected(.supervisionTimeout)) {
+            _ = try await session.connection.gatt.read(try session.characteristic(0x0002).valueHandle)
+        }
+        await session.central.close()
+    }
+
+    @Test func aSilentPeerMeetsTheATTTimeout() async throws {
+        let session = try await Session.open { $0.attTimeout = .milliseconds(800) }
+        _ = try await session.peer.command(["cmd": "blackhole", "on": true])
+        let handle = try session.characteristic(0x0002).valueHandle
+        await #expect(throws: BLEError.attTimedOut("Read of handle 0x\(String(format: "%04X", handle))")) {
+            _ = try await session.connection.gatt.read(handle)
+        }
+        // After a transaction timeout the bearer takes no more requests.
+        await #expect(throws: BLEError.self) { _ = try await session.connection.gatt.read(handle) }
+        await session.close()
+    }
+
+    @Test func malformedPDUsAreDroppedAndTheLinkGoesOn() async throws {
+        let session = try await Session.open()
+        _ = try await session.peer.command(["cmd": "raw_att", "hex": "1b"])            // notification without a handle
+        _ = try await session.peer.command(["cmd": "raw_att", "hex": "0b0102"])        // an unsolicited, short Read Response
+        _ = try await session.peer.command(["cmd": "raw_l2cap", "cid": 5, "hex": "12010200"]) // a truncated parameter update
+        _ = try await session.peer.command(["cmd": "raw_l2cap", "cid": 0x0040, "hex": "00"])  // a channel we don't have
+        #expect(try await session.connection.gatt.read(try session.characteristic(0x0002).valueHandle) == Array("hwprobe".utf8))
+        #expect(await session.connection.bearer.malformedPDUs >= 1)
+        await session.close()
+    }
+}
+
+extension PeerTests {
+    @Test func garbageOnTheH4StreamFailsClearly() async throws {
+        let peer = try await SharedPeers.shared.peer()
+        let central = try await BLECentral.open(peer.tcp)
+        _ = try await peer.command(["cmd": "garbage_h4", "hex": "ff0102"])
+        var failure: BLEError?
+        for _ in 0..<50 {
+            do { _ = try await central.host.send(.readBDADDR) } catch { failure = error; break }
+        }
+        guard case .protocolError? = failure else {
+            Issue.record("expected a protocol error, got \(String(describing: failure))")
+            await central.close()
+            return
+        }
+        await central.close()
+    }
+
+    @Test func aCommandTheControllerNeverAnswersTimesOut() async throws {
+        let peer = try await SharedPeers.shared.peer()
+        var configuration = HCIHost.Configuration()
+        configuration.commandTimeout = .milliseconds(500)
+        let central = try await BLECentral.open(peer.tcp, configuration: configuration)
+        _ = try await peer.command(["cmd": "mute_controller", "opcode": "0x1009"])
+        await #expect(throws: BLEError.commandTimedOut("Read BD_ADDR")) { _ = try await central.host.send(.readBDADDR) }
+        // The lost credit is taken back: the next command goes through.
+        _ = try await peer.command(["cmd": "mute_controller", "opcode": "0x1009", "on": false])
+        #expect(try await central.host.complete(.readLocalVersionInformation).first == 0)
+        await central.close()
+    }
+
+    @Test func theSameStackWorksOverAUARTOnAPty() async throws {
+        let peer = try await SharedPeers.shared.peer()
+        let pty = try #require(peer.pty)
+        let central = try await BLECentral.open(.uart(path: pty, baud: 1_000_000, rtscts: true))
+        var seen: DiscoveredDevice?
+        for try await device in central.discover() where device.address.bytes == peer.address.bytes && device.name != nil {
+            seen = device
+            break
+        }
+        #expect(seen?.name == "hwprobe-peer")
+        let connection = try await central.connect(peer.address)
+        #expect(try await connection.gatt.primaryServices().count >= 3)
+        await connection.disconnect()
+        await central.close()
+    }
+
+    @Test func legacyAndExtendedReportsBothParse() async throws {
+        for arguments in [["--legacy-reports"], ["--extended"]] {
+            let peer = try await SharedPeers.shared.peer(arguments)
+            let central = try await BLECentral.open(peer.tcp)
+            var seen: DiscoveredDevice?
+            for try await device in central.discover() where device.address.bytes == peer.address.bytes && device.name != nil {
+                seen = device
+                break
+            }
+            #expect(seen?.name == "hwprobe-peer", "\(arguments)")
+            if arguments == ["--extended"] {
+                #expect(seen?.advertisement.serviceUUIDs.contains(Session.uuid(0x0001)) == true)
+            }
+            await central.close()
+        }
     }
 }

@@ -1,34 +1,36 @@
 import Foundation
 import HAL
 import Synchronization
-import Testing
-@testable import Transports
+import Transports
 
 /// The bumble peer (Tests/Peers/ble_peer.py) in its own process: two virtual controllers on one
 /// link, one of them reachable over TCP (and a pty) for our stack, the other a peripheral.
-final class PeerProcess: Sendable {
-    let tcp: DeviceURI
-    let pty: String?
-    let address: BLEAddress
-    let control: (host: String, port: UInt16)
+public final class PeerProcess: Sendable {
+    public let tcp: DeviceURI
+    public let pty: String?
+    public let address: BLEAddress
+    public let control: (host: String, port: UInt16)
     private let process: Process
     private let input: Pipe
 
     /// Where `scripts/setup-peers` puts bumble.
-    static var python: String? {
+    public static var python: String? {
         let path = repositoryRoot + "/.venv-peers/bin/python"
         return FileManager.default.isExecutableFile(atPath: path) ? path : nil
     }
 
-    static var repositoryRoot: String {
+    public static var repositoryRoot: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().path
+            .deletingLastPathComponent().path
     }
 
-    struct StartFailure: Error, CustomStringConvertible { var description: String }
+    public struct StartFailure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
+    }
 
     /// Starts a peer and waits (up to 30 s) for its READY line.
-    static func start(_ arguments: [String] = []) async throws -> PeerProcess {
+    public static func start(_ arguments: [String] = []) async throws -> PeerProcess {
         guard let python else { throw StartFailure(description: "no .venv-peers: run scripts/setup-peers") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
@@ -94,7 +96,7 @@ final class PeerProcess: Sendable {
     }
 
     /// Sends one control command and returns its one-line JSON answer.
-    func command(_ json: [String: Any]) async throws -> [String: Any] {
+    public func command(_ json: [String: Any]) async throws -> [String: Any] {
         let stream = try await HCIStreams.open(.tcp(host: control.host, port: control.port))
         defer { Task { await stream.close() } }
         let data = try JSONSerialization.data(withJSONObject: json)
@@ -110,7 +112,7 @@ final class PeerProcess: Sendable {
         throw StartFailure(description: "the control channel closed without an answer")
     }
 
-    func stop() {
+    public func stop() {
         try? input.fileHandleForWriting.close()
         process.terminate()
         process.waitUntilExit()
@@ -128,4 +130,75 @@ final class OnceContinuation: Sendable {
         }
         continuation?.resume(with: result)
     }
+}
+
+/// Peers shared per configuration: one process per set of arguments for the whole test run.
+public actor SharedPeers {
+    public static let shared = SharedPeers()
+    private var peers: [[String]: PeerProcess] = [:]
+    private var failures: [[String]: String] = [:]
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    /// Runs `body` with the peer while no other test uses any peer: a peer's controller serves one
+    /// host at a time, and test suites run in parallel.
+    public func exclusive<T: Sendable>(_ arguments: [String] = ["--pty"],
+                                       _ body: @Sendable (PeerProcess) async throws -> T) async throws -> T {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        busy = true
+        defer {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+        return try await body(try await peer(arguments))
+    }
+
+    /// The lock alone, for tests that start their own peers inside.
+    public func exclusive<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        busy = true
+        defer {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+        return try await body()
+    }
+
+    public func peer(_ arguments: [String] = ["--pty"]) async throws -> PeerProcess {
+        if let peer = peers[arguments] { return peer }
+        if let failure = failures[arguments] { throw PeerProcess.StartFailure(description: failure) }
+        do {
+            let started = try await PeerProcess.start(arguments)
+            peers[arguments] = started
+            return started
+        } catch {
+            failures[arguments] = "\(error)"
+            throw error
+        }
+    }
+}
+
+/// Whether the bumble venv exists (CI makes it with scripts/setup-peers).
+public let peerAvailable = PeerProcess.python != nil
+
+import Testing
+
+/// Runs each test of a suite while it alone uses the peers (see `SharedPeers.exclusive`).
+public struct ExclusivePeerTrait: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
+
+    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        guard testCase != nil || !test.isSuite else {
+            try await function()
+            return
+        }
+        try await SharedPeers.shared.exclusive { try await function() }
+    }
+}
+
+extension Trait where Self == ExclusivePeerTrait {
+    /// The test runs alone with the bumble peers.
+    public static var exclusivePeer: Self { ExclusivePeerTrait() }
 }
