@@ -70,6 +70,47 @@ final class DescriptorLink: Sendable {
         return AsyncThrowingStream { $0.finish(throwing: error) }
     }
 
+    /// The writers' turn-taking: one packet's bytes never interleave with another's.
+    private let writers = WriterGate()
+
+    /// Writes every byte without ever blocking a thread of Swift's cooperative pool: what the
+    /// descriptor takes at once is written here, and a stalled rest is finished on a thread of its
+    /// own (so a full socket or a stopped UART cannot freeze the tasks that would unblock it).
+    func send(_ bytes: [UInt8]) async throws(HCILinkError) {
+        if bytes.isEmpty { return }
+        await writers.acquire()
+        defer { writers.release() }
+        let written = try writeAvailable(bytes)
+        guard written < bytes.count else { return }
+        let rest = Array(bytes[written...])
+        try await BlockingOpen.run { [self] () throws(HCILinkError) in try self.write(rest) }
+    }
+
+    /// Writes what the descriptor accepts without waiting; returns how many bytes that was.
+    private func writeAvailable(_ bytes: [UInt8]) throws(HCILinkError) -> Int {
+        try descriptor.withLock { (fd: inout Int32?) throws(HCILinkError) -> Int in
+            guard let fd else { throw stopReason() ?? .closed(description) }
+            var offset = 0
+            while offset < bytes.count {
+                if let reason = stopReason() { throw reason }
+                let n = bytes.withUnsafeBytes { raw in
+                    raw.baseAddress.map { behaviour.send(fd, $0 + offset, raw.count - offset) } ?? 0
+                }
+                if n > 0 {
+                    offset += n
+                    continue
+                }
+                let error = Errno.current
+                if error == .interrupted { continue }
+                guard error == .wouldBlock else { throw behaviour.writeError(error) }
+                break
+            }
+            return offset
+        }
+    }
+
+    /// Writes every byte, waiting in poll(2) while the descriptor is full: call it from a thread
+    /// of its own (``send(_:)`` does), never from a task.
     func write(_ bytes: [UInt8]) throws(HCILinkError) {
         if bytes.isEmpty { return }
         try descriptor.withLock { (fd: inout Int32?) throws(HCILinkError) in
@@ -207,5 +248,29 @@ extension Duration {
     var linkSeconds: Double {
         let (s, attoseconds) = components
         return Double(s) + Double(attoseconds) / 1e18
+    }
+}
+
+/// A first-come first-served async lock for writers.
+final class WriterGate: Sendable {
+    private let state = Mutex<(held: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let granted = state.withLock { s -> Bool in
+                if !s.held { s.held = true; return true }
+                s.waiting.append(continuation)
+                return false
+            }
+            if granted { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            if s.waiting.isEmpty { s.held = false; return nil }
+            return s.waiting.removeFirst()
+        }
+        next?.resume()
     }
 }

@@ -64,7 +64,7 @@ public final class HCIUserChannelStream: HCIByteStream {
 
     deinit { link.requestClose() }
 
-    public func write(_ bytes: [UInt8]) async throws(HCILinkError) { try link.write(bytes) }
+    public func write(_ bytes: [UInt8]) async throws(HCILinkError) { try await link.send(bytes) }
     public func incoming() -> AsyncThrowingStream<[UInt8], any Error> { link.incoming() }
     public func close() async { await link.close() }
 
