@@ -25,6 +25,6 @@ install_packages() {
     if [ "${#missing[@]}" -gt 0 ]; then
         echo "installing: ${missing[*]}" >&2
         as_root apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
     fi
 }

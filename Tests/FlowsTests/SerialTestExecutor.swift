@@ -1,4 +1,5 @@
 import Foundation
+import HAL
 import Synchronization
 
 /// Runs every job of the process's global executor on one thread, one at a time, while a test
@@ -56,7 +57,7 @@ nonisolated(unsafe) private let enqueueGlobalHook: UnsafeMutablePointer<EnqueueH
 let serialTestExecutor = SerialTestExecutor()
 
 /// One test at a time may own the serial executor.
-private let serialOwner = AsyncGate()
+private let serialOwner = AsyncLock()
 
 /// Runs `body` with every global-executor job on `serialTestExecutor`.
 func withSerialExecutor<T: Sendable>(_ body: () async -> T) async -> T {
@@ -72,28 +73,4 @@ func withSerialExecutor<T: Sendable>(_ body: () async -> T) async -> T {
 /// Lets every other job run until none is left.
 func settleSerialExecutor() async {
     repeat { await Task.yield() } while serialTestExecutor.queued > 0
-}
-
-/// A first-come first-served async lock.
-final class AsyncGate: Sendable {
-    private let state = Mutex<(held: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let granted = state.withLock { s -> Bool in
-                if !s.held { s.held = true; return true }
-                s.waiting.append(continuation)
-                return false
-            }
-            if granted { continuation.resume() }
-        }
-    }
-
-    func release() {
-        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            if s.waiting.isEmpty { s.held = false; return nil }
-            return s.waiting.removeFirst()
-        }
-        next?.resume()
-    }
 }

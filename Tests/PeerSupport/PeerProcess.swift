@@ -137,33 +137,12 @@ public actor SharedPeers {
     public static let shared = SharedPeers()
     private var peers: [[String]: PeerProcess] = [:]
     private var failures: [[String]: String] = [:]
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private let turn = AsyncLock()
 
-    /// Runs `body` with the peer while no other test uses any peer: a peer's controller serves one
-    /// host at a time, and test suites run in parallel.
-    public func exclusive<T: Sendable>(_ arguments: [String] = ["--pty"],
-                                       _ body: @Sendable (PeerProcess) async throws -> T) async throws -> T {
-        if busy {
-            await withCheckedContinuation { waiting.append($0) }
-        }
-        busy = true
-        defer {
-            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
-        }
-        return try await body(try await peer(arguments))
-    }
-
-    /// The lock alone, for tests that start their own peers inside.
+    /// Runs `body` while no other test uses any peer: a peer's controller serves one host at a
+    /// time, and test suites run in parallel.
     public func exclusive<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        if busy {
-            await withCheckedContinuation { waiting.append($0) }
-        }
-        busy = true
-        defer {
-            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
-        }
-        return try await body()
+        try await turn.withLock { try await body() }
     }
 
     public func peer(_ arguments: [String] = ["--pty"]) async throws -> PeerProcess {

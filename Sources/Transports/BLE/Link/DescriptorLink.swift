@@ -1,3 +1,4 @@
+import HAL
 import Foundation
 import Glibc
 import LinuxIO
@@ -71,7 +72,7 @@ final class DescriptorLink: Sendable {
     }
 
     /// The writers' turn-taking: one packet's bytes never interleave with another's.
-    private let writers = WriterGate()
+    private let writers = AsyncLock()
 
     /// Writes every byte without ever blocking a thread of Swift's cooperative pool: what the
     /// descriptor takes at once is written here, and a stalled rest is finished on a thread of its
@@ -248,29 +249,5 @@ extension Duration {
     var linkSeconds: Double {
         let (s, attoseconds) = components
         return Double(s) + Double(attoseconds) / 1e18
-    }
-}
-
-/// A first-come first-served async lock for writers.
-final class WriterGate: Sendable {
-    private let state = Mutex<(held: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let granted = state.withLock { s -> Bool in
-                if !s.held { s.held = true; return true }
-                s.waiting.append(continuation)
-                return false
-            }
-            if granted { continuation.resume() }
-        }
-    }
-
-    func release() {
-        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            if s.waiting.isEmpty { s.held = false; return nil }
-            return s.waiting.removeFirst()
-        }
-        next?.resume()
     }
 }
