@@ -31,9 +31,11 @@ struct PeerCommandTests {
         }
     }
 
-    @Test func gattDumpMatchesThePeersDatabaseExactly() async throws {
+    @Test(arguments: ["tcp", "uart"])
+    func gattDumpMatchesThePeersDatabaseExactly(over transport: String) async throws {
         let peer = try await SharedPeers.shared.peer()
-        let result = await run(["gatt", "--hci", peer.tcp.description, peer.address.description, "--json"])
+        let uri = transport == "tcp" ? peer.tcp.description : "uart:\(try #require(peer.pty))?baud=1000000&rtscts=1"
+        let result = await run(["gatt", "--hci", uri, peer.address.description, "--json"])
         #expect(result.code == 0, "\(result.err)")
         let ours = try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? NSDictionary
         let answer = try await peer.command(["cmd": "database"])

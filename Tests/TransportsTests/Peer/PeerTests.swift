@@ -265,3 +265,70 @@ extension PeerTests {
         }
     }
 }
+
+extension PeerTests {
+    @Test func longWritesAreFragmentedToTheControllersBuffers() async throws {
+        let session = try await Session.open()
+        let buffer = await session.central.host.aclBufferSize
+        _ = try await session.peer.command(["cmd": "writes", "clear": true])
+        let value: [UInt8] = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        try await session.connection.gatt.write(try session.characteristic(0x0004).valueHandle, value)
+        let writes = (try await session.peer.command(["cmd": "writes"])["writes"] as? [[String: Any]]) ?? []
+        let hex = value.map { String(format: "%02x", $0) }.joined()
+        #expect(writes.compactMap { $0["hex"] as? String } == [hex])
+        #expect(buffer.length < 200 + 7, "the PDU needed more than one ACL fragment")
+        await session.close()
+    }
+
+    @Test func aServiceIsFoundByItsUUID() async throws {
+        let session = try await Session.open()
+        let battery = try await session.connection.gatt.primaryServices(uuid: BluetoothUUID(0x180F))
+        #expect(battery.count == 1)
+        let characteristics = try await session.connection.gatt.characteristics(of: try #require(battery.first))
+        #expect(characteristics.map(\.uuid) == [BluetoothUUID(0x2A19)])
+        #expect(try await session.connection.gatt.read(characteristics[0].valueHandle) == [87])
+        #expect(try await session.connection.gatt.primaryServices(uuid: BluetoothUUID(0x1234)).isEmpty)
+        await session.close()
+    }
+
+    @Test func aDisconnectionMidDiscoveryFailsTheDiscoveryCleanly() async throws {
+        let peer = try await SharedPeers.shared.peer()
+        let central = try await BLECentral.open(peer.tcp)
+        let connection = try await central.connect(peer.address)
+        _ = try await peer.command(["cmd": "delay", "ms": 150])
+        let discovery = Task { () -> BLEError? in
+            do throws(BLEError) {
+                _ = try await connection.gatt.discoverAll()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        _ = try await peer.command(["cmd": "disconnect", "reason": 19])
+        let failure = await discovery.value
+        #expect(failure == BLEError.disconnected(.remoteUserTerminated))
+        await central.close()
+    }
+
+    @Test func connectingToSomethingThatIsNotThereTimesOut() async throws {
+        let peer = try await SharedPeers.shared.peer()
+        var configuration = HCIHost.Configuration()
+        configuration.connectTimeout = .milliseconds(700)
+        let central = try await BLECentral.open(peer.tcp, configuration: configuration)
+        let nobody = try #require(BLEAddress(string: "12:34:56:78:9A:BC"))
+        await #expect(throws: BLEError.connectionTimedOut(nobody)) { _ = try await central.connect(nobody) }
+        // The cancelled attempt left the controller usable.
+        let connection = try await central.connect(peer.address)
+        #expect(try await connection.gatt.primaryServices().count >= 3)
+        await connection.disconnect()
+        await central.close()
+    }
+
+    @Test func aParameterUpdateRequestIsAcceptedAndTheLinkGoesOn() async throws {
+        let session = try await Session.open()
+        // LE signalling: Connection Parameter Update Request, identifier 7, 30–50 ms, latency 0, 5 s timeout.
+        _ = try await session.peer.command(["cmd": "raw_l2cap", "cid": 5, "hex": "12070800180028000000f401"])
+        #expect(try await session.connection.gatt.read(try session.characteristic(0x0002).valueHandle) == Array("hwprobe".utf8))
+        await session.close()
+    }
+}
