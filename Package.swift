@@ -50,6 +50,7 @@ let package = Package(
             dependencies: ["HAL", "Transports", "Capture", "Flows"] + driverTargets.map { .target(name: $0.name) },
             path: "Sources/hwprobe"),
 
+        .executableTarget(name: "ble-bench", dependencies: ["HAL", "Transports", "PeerSupport"], path: "Benchmarks/BLEBench"),
         .testTarget(name: "HALTests", dependencies: ["HAL"], path: "Tests/HALTests"),
         // Starts and talks to the bumble peers (Tests/Peers) for the real-path tests of several targets.
         .target(name: "PeerSupport", dependencies: ["HAL", "Transports"], path: "Tests/PeerSupport"),

@@ -122,6 +122,7 @@ async def one_round(args, control: Control, address: hci.Address) -> dict:
 
         await characteristic.subscribe(on_value, prefer_notify=True)
 
+        peer_cpu_before = process_cpu_seconds(args.peer_pid)
         cpu_before = time.process_time()
         wall_before = time.perf_counter()
         command = asyncio.ensure_future(control.ask(cmd="notify", count=count, size=args.size))
@@ -131,6 +132,7 @@ async def one_round(args, control: Control, address: hci.Address) -> dict:
             pass  # report what arrived
         wall = time.perf_counter() - wall_before
         cpu = time.process_time() - cpu_before
+        peer_cpu_after = process_cpu_seconds(args.peer_pid)
         answer = await command
 
         received = state["received"]
@@ -145,6 +147,10 @@ async def one_round(args, control: Control, address: hci.Address) -> dict:
             "peerPerSecond": answer.get("perSecond"),
         })
 
+        if peer_cpu_before is not None and peer_cpu_after is not None and wall > 0:
+            figures["peerCPUSeconds"] = peer_cpu_after - peer_cpu_before
+            figures["peerCPUShare"] = (peer_cpu_after - peer_cpu_before) / wall
+
         disconnected = asyncio.get_running_loop().create_future()
         connection.on("disconnection", lambda reason: disconnected.done() or disconnected.set_result(reason))
         await connection.disconnect()
@@ -153,6 +159,18 @@ async def one_round(args, control: Control, address: hci.Address) -> dict:
         await transport.close()
     await wait_disconnected(control)
     return figures
+
+
+def process_cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU seconds of another process, from /proc/PID/stat (None elsewhere)."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def median(rounds: list[dict], key: str):
@@ -168,6 +186,7 @@ async def main() -> int:
     parser.add_argument("--count", type=int, default=5000)
     parser.add_argument("--size", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--peer-pid", type=int, help="the peer's process id, to measure its CPU share too (Linux)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for the notifications")
     args = parser.parse_args()
 
@@ -184,7 +203,7 @@ async def main() -> int:
         control.close()
 
     keys = ["openSeconds", "connectSeconds", "discoverySeconds", "notifySeconds", "notificationsPerSecond",
-            "cpuSeconds", "cpuMicrosecondsPerNotification", "peerPerSecond", "received"]
+            "cpuSeconds", "cpuMicrosecondsPerNotification", "peerPerSecond", "peerCPUShare", "received"]
     result = {"stack": "bumble", "count": args.count, "size": args.size, "rounds": len(rounds),
               "median": {key: median(rounds, key) for key in keys}, "raw": rounds}
     print(json.dumps(result), flush=True)
