@@ -1,0 +1,82 @@
+import HAL
+import Synchronization
+
+/// HAL's `ScaleTransport` on a real controller: discovery through our host stack, and connections
+/// handed to whichever registered driver claims the device — a GATT driver for scales and
+/// mirrors that take connections, a broadcast driver for scales that only advertise.
+public struct BLEScaleTransport: ScaleTransport {
+    public let central: BLECentral
+    public let registry: DriverRegistry
+    private let clock: any Clock<Duration>
+
+    public init(central: BLECentral, registry: DriverRegistry, clock: any Clock<Duration> = ContinuousClock()) {
+        self.central = central
+        self.registry = registry
+        self.clock = clock
+    }
+
+    public func discover() -> AsyncThrowingStream<DiscoveredDevice, any Error> {
+        central.discover()
+    }
+
+    public func connect(to device: DiscoveredDevice) async throws(ScaleError) -> any ScaleConnection {
+        guard let claim = registry.claim(.advertisement(device.advertisement)) else {
+            throw .unsupported("no driver claims \(device.name ?? device.address.description)")
+        }
+        if let broadcast = claim.driver as? any BroadcastScaleDriver {
+            return BroadcastScaleConnection(device: device, driver: broadcast, discovery: central.discover())
+        }
+        guard let driver = claim.driver as? any GATTScaleDriver else {
+            throw .unsupported("\(claim.descriptor.name) is not a BLE scale driver")
+        }
+        let connection: BLEConnection
+        do { connection = try await central.connect(device.address) } catch { throw error.scaleError() }
+        do {
+            return try await driver.open(connection, device: device, clock: clock)
+        } catch {
+            await connection.disconnect()
+            throw error
+        }
+    }
+}
+
+/// A scale that never connects: each advertisement it sends carries a reading.
+final class BroadcastScaleConnection: ScaleConnection {
+    let device: DiscoveredDevice
+    let events: AsyncStream<ScaleEvent>
+    private let task: Mutex<Task<Void, Never>?>
+    private let continuation: AsyncStream<ScaleEvent>.Continuation
+
+    init(device: DiscoveredDevice, driver: any BroadcastScaleDriver, discovery: AsyncThrowingStream<DiscoveredDevice, any Error>) {
+        self.device = device
+        let (stream, continuation) = AsyncStream.makeStream(of: ScaleEvent.self, bufferingPolicy: .bufferingNewest(64))
+        events = stream
+        self.continuation = continuation
+        let address = device.address
+        task = Mutex(Task {
+            var lastPayload: [UInt8]?
+            do {
+                for try await seen in discovery where seen.address == address {
+                    // Only a changed payload is a new reading; scales repeat each one many times.
+                    let payload = seen.advertisement.serviceData.values.first ?? []
+                    guard lastPayload != payload else { continue }
+                    lastPayload = payload
+                    if let reading = driver.reading(from: seen.advertisement) { continuation.yield(.weight(reading)) }
+                }
+            } catch {
+                continuation.yield(.disconnected(.transportLost("\(error)")))
+            }
+            continuation.finish()
+        })
+    }
+
+    func readInfo() async throws(ScaleError) -> MirrorInfo { throw .unsupported("device information on a broadcast scale") }
+    func send(_ command: MirrorCommand) async throws(ScaleError) { throw .unsupported("\(command.name) on a broadcast scale") }
+    func readResult() async throws(ScaleError) -> ScanResult { throw .unsupported("scan results on a broadcast scale") }
+
+    func disconnect() async {
+        task.withLock { $0?.cancel() }
+        continuation.yield(.disconnected(.localHostTerminated))
+        continuation.finish()
+    }
+}
