@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import logging
 import os
 import signal
@@ -46,6 +47,8 @@ def parse_args(argv=None):
                         help="clear controller A's extended-advertising feature bits so scanning yields "
                              "LE Advertising Report (0x02) instead of LE Extended Advertising Report (0x0D)")
     parser.add_argument("--adv-interval-ms", type=float, default=100.0)
+    parser.add_argument("--speed", type=float, default=10.0,
+                        help="simulated devices (mirror, scales) run this many times faster than life")
     parser.add_argument("--host-address", default=HOST_ADDRESS_TCP,
                         help="public address of controller A on TCP (what HCI_Read_BD_ADDR returns)")
     parser.add_argument("--btsnoop", metavar="FILE",
@@ -59,7 +62,9 @@ async def run(args) -> int:
     stop = asyncio.Event()
 
     link = ConnectionAddressedLink()
-    profile = PROFILES[args.profile]()
+    factory = PROFILES[args.profile]
+    options = {"speed": args.speed} if "speed" in inspect.signature(factory).parameters else {}
+    profile = factory(**options)
     address = args.address or ("C2:B0:B0:00:00:01" if args.random else "B0:B0:B0:00:00:01")
     peripheral = Peripheral(link, profile, address, random=args.random,
                             extended=args.extended, interval_ms=args.adv_interval_ms)

@@ -77,3 +77,50 @@ import Testing
         #expect(!out.contains("\u{1B}["), "no colour with --no-color, and no redraw when not a terminal")
     }
 }
+
+@Suite struct WeighCommandTests {
+    @Test func weighsTheBenchScaleUntilItsStableFlag() async throws {
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.bench = SimulatedBench(clock: ScaledClock(speed: 25))
+        let code = await cli.run(["weigh", "--hci", "sim:", "--json"])
+        #expect(code == 0, "\(captured.stderr)")
+        let json = try JSONShape.parse(captured.stdout)
+        #expect(json.keySet == ["address", "driver", "weightKg", "stable"])
+        #expect(json["weightKg"]?.number == 72.35)
+        #expect(json["driver"]?.string == "standard-scale")
+        #expect(json["address"]?.string == "D4:12:3A:00:18:1D")
+    }
+
+    @Test func aScaleThatNeverSettlesTimesOut() async throws {
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.bench = SimulatedBench(clock: ScaledClock(speed: 25))
+        let code = await cli.run(["weigh", "--hci", "sim:", "D4:12:3A:00:18:1D", "--timeout", "0.5", "--json"])
+        #expect(code == 1)
+        #expect(try JSONShape.parse(captured.stdout)["error"]?["kind"]?.string == "timedOut")
+    }
+
+    @Test func twoEqualReadingsCountAsStableWithoutAFlag() async {
+        let clock = ManualClock()
+        let device = DiscoveredDevice(address: BLEAddress(string: "01:02:03:04:05:06")!, rssi: -60,
+                                      advertisement: Advertisement(serviceUUIDs: [BluetoothUUID(0x181D)]))
+        let scale = FakeScale(device: device, steps: [
+            .init(after: .milliseconds(100), reading: WeightReading(kilograms: 70.0, stable: nil)),
+            .init(after: .milliseconds(100), reading: WeightReading(kilograms: 70.3, stable: nil)),
+            .init(after: .milliseconds(100), reading: WeightReading(kilograms: 70.305, stable: nil)),
+        ])
+        let transport = FakeScaleTransport(peripherals: [.init(device: device) { scale.connect(clock: clock) }], clock: clock)
+        let task = Task {
+            await WeighCommand.weigh(on: transport, wanted: nil, registry: DriverRegistry(drivers: linkedDrivers),
+                                     clock: ContinuousClock(), deadline: .seconds(30))
+        }
+        // Three readings, a tenth of a second apart: the third equals the second within 0.005 kg.
+        for _ in 0..<3 {
+            await clock.waitForSleepers(1)
+            clock.advanceToNextDeadline()
+        }
+        let result = await task.value
+        #expect((try? result.get())?.weightKg == 70.305)
+    }
+}

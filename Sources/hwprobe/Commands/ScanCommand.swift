@@ -53,7 +53,7 @@ struct ScanCommand: Sendable {
         if interactive && isatty(STDIN_FILENO) != 1 {
             throw CLIFailure(kind: .usage, message: "scan asks questions: run it in a terminal, or pass --yes to answer them itself")
         }
-        let transport = try transports.scaleTransport(for: uri)
+        let (transport, closeTransport) = try await transports.scaleTransport(for: uri, snoopPath: invocation.value("--btsnoop"))
         let flow = BodyScanFlow(transport: transport, clock: transports.clock(for: uri), configuration: configuration)
         let presenter = FlowPresenter(console: console, sink: nil, noColorFlag: invocation.has("--no-color"),
                                       verbose: invocation.has("--verbose"), json: invocation.wantsJSON)
@@ -66,6 +66,7 @@ struct ScanCommand: Sendable {
         await presenter.finish()
         interrupt.stop()
         answers?.stop()
+        await closeTransport()
 
         if invocation.wantsJSON {
             console.out(JSON.encode(Self.report(outcome)))

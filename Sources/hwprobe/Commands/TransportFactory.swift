@@ -5,20 +5,23 @@ import Transports
 /// transports once the host stack drives them.
 struct TransportFactory: Sendable {
     var bench: SimulatedBench
+    var registry = DriverRegistry(drivers: linkedDrivers)
 
     func clock(for uri: DeviceURI) -> any Clock<Duration> {
         if case .sim = uri { return bench.clock }
         return ContinuousClock()
     }
 
-    /// The body-scan and weighing flows' transport. On real controllers it arrives with the scale
-    /// drivers; until then only the simulated bench offers one.
-    func scaleTransport(for uri: DeviceURI) throws(CLIFailure) -> any ScaleTransport {
+    /// The body-scan and weighing flows' transport: the bench's fakes, or our host stack with the
+    /// registered drivers. `close` releases the controller.
+    func scaleTransport(for uri: DeviceURI, snoopPath: String? = nil) async throws(CLIFailure)
+        -> (transport: any ScaleTransport, close: @Sendable () async -> Void) {
         switch uri {
         case .sim:
-            return bench.transport
+            return (bench.transport, {})
         case .hci, .tcp, .uart:
-            throw CLIFailure(kind: .unsupported, message: "scales and mirrors on \(uri) need the BLE scale drivers, which this build does not have yet")
+            let central = try await central(for: uri, snoopPath: snoopPath)
+            return (BLEScaleTransport(central: central, registry: registry), { await central.close() })
         default:
             throw CLIFailure(kind: .usage, message: "\(uri) is not an HCI controller (use hci:N, uart:…, tcp:HOST:PORT or sim:)")
         }

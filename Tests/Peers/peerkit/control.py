@@ -64,6 +64,9 @@ class ControlServer:
             request = json.loads(line)
             command = request["cmd"]
             handler = getattr(self, "cmd_" + command, None)
+            behavior = getattr(self.peripheral, "behavior", None)
+            if handler is None and behavior is not None:
+                handler = behavior.commands.get(command)
             if handler is None:
                 raise ValueError(f"unknown command {command!r}")
             result = handler(request)

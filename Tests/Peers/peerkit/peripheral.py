@@ -31,6 +31,7 @@ class Peripheral:
         self.link = link
         self.profile = profile
         self.random = random
+        extended = extended or profile.force_extended
         self.extended = extended
         self.interval_ms = interval_ms
         self.advertising_data = (profile.extended_advertising_data if extended
@@ -66,11 +67,16 @@ class Peripheral:
         self.closing = False
         self._install_att_filter()
         self.device.on("connection", self._on_connection)
+        self.behavior = profile.behavior
+        if self.behavior is not None:
+            self.behavior.attach(self)
 
     # -- lifecycle -----------------------------------------------------------------------
     async def start(self) -> None:
         await self.device.power_on()
         await self.advertise()
+        if self.behavior is not None:
+            await self.behavior.start()
 
     @property
     def own_address_type(self) -> hci.OwnAddressType:
@@ -115,6 +121,8 @@ class Peripheral:
         self.connection = connection
         self.connections_seen += 1
         connection.on("disconnection", lambda reason: self._on_disconnection(connection, reason))
+        if self.behavior is not None:
+            self.behavior.on_connection(connection)
 
     def _on_disconnection(self, connection, reason) -> None:
         log.info("disconnected: reason 0x%02X", reason)
@@ -123,11 +131,15 @@ class Peripheral:
         # Faults are per connection: the next test starts clean.
         self.blackhole = False
         self.delay_s = 0.0
+        if self.behavior is not None:
+            self.behavior.on_disconnection(connection, reason)
         if not self.closing:
             self._advertise_task = asyncio.get_running_loop().create_task(self._readvertise())
 
     async def aclose(self) -> None:
         self.closing = True
+        if self.behavior is not None:
+            self.behavior.close()
         task = self._advertise_task
         if task is not None and not task.done():
             task.cancel()
@@ -148,6 +160,10 @@ class Peripheral:
         original = server.on_gatt_pdu
 
         def filtered(bearer, pdu):
+            if (pdu.op_code == att.Opcode.ATT_WRITE_COMMAND and self.behavior is not None
+                    and any(c.handle == pdu.attribute_handle for c in self.behavior.write_request_only)):
+                log.info("write command to a write-request-only characteristic: ignored")
+                return
             if self.blackhole:
                 log.info("blackhole: dropped %s", pdu.name)
                 return
@@ -194,6 +210,8 @@ class Peripheral:
             "delayMs": round(self.delay_s * 1000),
             "connections": self.connections_seen,
             "advertisingData": self.advertising_data.hex(),
+            "profile": self.profile.name,
+            **(self.behavior.state() if self.behavior is not None else {}),
         }
 
     def _subscribed(self, characteristic, bit: int) -> bool:

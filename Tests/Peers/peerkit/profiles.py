@@ -33,6 +33,45 @@ class Profile:
     extended_advertising_data: bytes
     roles: dict[str, Characteristic]  # 'notify', 'indicate', ... -> characteristic
     writes: list[dict]  # appended to by write handlers
+    # Optional runtime behaviour (a simulated device): see Behavior below.
+    behavior: "Behavior | None" = None
+    # True: always advertise with extended advertising (the data needs more than 31 bytes).
+    force_extended: bool = False
+
+
+class Behavior:
+    """What a profile with a simulated device plugs into the peripheral.
+
+    `attach` runs once the bumble Device exists (inside the event loop); `on_connection` /
+    `on_disconnection` follow the link; `commands` adds control-channel commands
+    (name -> callable(request) returning a dict or an awaitable of one); ATT Write Commands
+    to the handles of `write_request_only` are dropped (a characteristic that only allows
+    Write Requests ignores them); `state` is merged into the `state` command's answer.
+    """
+
+    commands: dict = {}
+
+    def __init__(self):
+        self.peripheral = None
+        self.write_request_only: list[Characteristic] = []
+
+    def attach(self, peripheral) -> None:
+        self.peripheral = peripheral
+
+    async def start(self) -> None:
+        pass
+
+    def on_connection(self, connection) -> None:
+        pass
+
+    def on_disconnection(self, connection, reason: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def state(self) -> dict:
+        return {}
 
 
 def _deny_read(_connection):
@@ -117,3 +156,8 @@ def generic() -> Profile:
 
 
 PROFILES = {"generic": generic}
+
+from .mirror import mirror  # noqa: E402  (these modules import Profile from here)
+from .scales import bcs, miscale, miscale2, scale  # noqa: E402
+
+PROFILES.update({"mirror": mirror, "scale": scale, "bcs": bcs, "miscale": miscale, "miscale2": miscale2})

@@ -18,6 +18,7 @@ public actor ATTBearer {
     private var queue: [(request: ATTPDU, continuation: CheckedContinuation<ATTPDU, any Error>)] = []
     private var closed: BLEError?
     private var subscribers: [UInt16: [AsyncStream<[UInt8]>.Continuation]] = [:]
+    private var everything: [AsyncStream<ATTNotification>.Continuation] = []
 
     /// Counters for tests and benchmarks.
     public private(set) var notificationsReceived = 0
@@ -152,8 +153,17 @@ public actor ATTBearer {
         }
     }
 
+    /// Every notification and indication of the link, whatever its handle, in the order they came:
+    /// for drivers whose characteristics tell one story together.
+    public func notifications() -> AsyncStream<ATTNotification> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ATTNotification.self, bufferingPolicy: .bufferingNewest(1024))
+        if closed != nil { continuation.finish() } else { everything.append(continuation) }
+        return stream
+    }
+
     private func deliver(_ value: [UInt8], to handle: UInt16) {
         for subscriber in subscribers[handle] ?? [] { subscriber.yield(value) }
+        for subscriber in everything { subscriber.yield(ATTNotification(handle: handle, value: value)) }
     }
 
     /// Fails everything outstanding and every later request with `error`.
@@ -169,6 +179,8 @@ public actor ATTBearer {
         queue = []
         for list in subscribers.values { for subscriber in list { subscriber.finish() } }
         subscribers = [:]
+        for subscriber in everything { subscriber.finish() }
+        everything = []
     }
 
     private func describe(_ pdu: ATTPDU) -> String {
@@ -184,4 +196,10 @@ public actor ATTBearer {
         default: "ATT request 0x\(hex(pdu.opcode))"
         }
     }
+}
+
+/// A value the peer pushed, with the handle it belongs to.
+public struct ATTNotification: Hashable, Sendable {
+    public var handle: UInt16
+    public var value: [UInt8]
 }

@@ -215,6 +215,15 @@ public struct GATTClient: Sendable {
         return values
     }
 
+    /// Turns on notifications (or indications) without a stream of its own: for callers that
+    /// read `ATTBearer.notifications()`.
+    public func enableNotifications(_ characteristic: GATTCharacteristic) async throws(BLEError) {
+        guard let cccd = characteristic.descriptors.first(where: { $0.uuid == GATTCharacteristic.clientConfiguration }) else {
+            throw .notFound("the Client Characteristic Configuration of \(characteristic.uuid)")
+        }
+        try await write(cccd.handle, characteristic.properties.contains(.notify) ? [0x01, 0x00] : [0x02, 0x00])
+    }
+
     public func unsubscribe(_ characteristic: GATTCharacteristic) async throws(BLEError) {
         guard let cccd = characteristic.descriptors.first(where: { $0.uuid == GATTCharacteristic.clientConfiguration }) else {
             throw .notFound("the Client Characteristic Configuration of \(characteristic.uuid)")

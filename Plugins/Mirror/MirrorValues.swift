@@ -1,0 +1,64 @@
+import HAL
+
+/// The profile's byte layouts (mirror-gatt-v1.md): little-endian, weights in 0.005 kg.
+enum MirrorValues {
+    static func characteristic(_ xx: UInt8) -> BluetoothUUID {
+        BluetoothUUID(string: "7B9E00" + (xx < 0x10 ? "0" : "") + String(xx, radix: 16, uppercase: true) + "-3C2A-4F1B-9E6D-5A4C3B2A1F00")!
+    }
+
+    static let deviceInfo = characteristic(0x02)
+    static let initialize = characteristic(0x03)
+    static let scanToken = characteristic(0x04)
+    static let scanState = characteristic(0x05)
+    static let scale = characteristic(0x06)
+    static let alignment = characteristic(0x07)
+    static let control = characteristic(0x08)
+    static let result = characteristic(0x09)
+
+    static func u16(_ bytes: [UInt8], _ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
+    static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+        UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
+    }
+
+    static func scanStatus(_ bytes: [UInt8]) -> MirrorScanStatus? {
+        guard bytes.count >= 3, let state = MirrorScanState(rawValue: bytes[0]), bytes[1] <= 100 else { return nil }
+        return MirrorScanStatus(state: state, progress: bytes[1], error: state == .error ? MirrorErrorCode(code: bytes[2]) : nil)
+    }
+
+    static func scaleStatus(_ bytes: [UInt8]) -> ScaleStatus? {
+        guard bytes.count >= 3 else { return nil }
+        let flags = bytes[0]
+        return ScaleStatus(present: flags & 0x01 != 0, occupied: flags & 0x02 != 0, stable: flags & 0x04 != 0,
+                           level: flags & 0x08 != 0, kilograms: Double(u16(bytes, 1)) * 0.005)
+    }
+
+    static func alignment(_ bytes: [UInt8]) -> Alignment? {
+        guard bytes.count >= 3 else { return nil }
+        return Alignment(angleDegrees: Int8(bitPattern: bytes[0]), distanceCm: bytes[1], aligned: bytes[2] & 0x01 != 0)
+    }
+
+    static func info(_ bytes: [UInt8]) -> MirrorInfo? {
+        guard bytes.count >= 5 else { return nil }
+        return MirrorInfo(protocolVersion: bytes[0], firmwareMajor: bytes[1], firmwareMinor: bytes[2], firmwarePatch: bytes[3],
+                          batteryPercent: bytes[4] == 0xFF ? nil : bytes[4])
+    }
+
+    static func result(_ bytes: [UInt8]) -> ScanResult? {
+        guard bytes.count >= 12 else { return nil }
+        return ScanResult(scanID: u32(bytes, 0), kilograms: Double(u16(bytes, 4)) * 0.005,
+                          bodyFatPercent: Double(u16(bytes, 6)) / 10, pointCount: u32(bytes, 8))
+    }
+
+    /// The bytes each command writes, and where.
+    static func write(_ command: MirrorCommand) -> (characteristic: BluetoothUUID, value: [UInt8]) {
+        switch command {
+        case .initialize(let height, let units):
+            (initialize, [0x01, UInt8(height & 0xFF), UInt8(height >> 8), units.rawValue])
+        case .scanToken(let token): (scanToken, token)
+        case .confirmAlignment: (control, [0x01])
+        case .startScan: (control, [0x02])
+        case .abort: (control, [0x03])
+        case .reset: (control, [0x04])
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import HAL
+
+/// One Body Composition Measurement value (characteristic 0x2A9C of the Body Composition
+/// Service 0x181B), or one packet of a multi-packet measurement.
+///
+/// Layout (BCS 1.0 §3.2 and the GATT Specification Supplement, "Body Composition Measurement"),
+/// little-endian, optional fields in this order when their flag is set:
+/// flags u16 | body fat u16 (0.1 %) | time stamp (7) | user ID u8 | basal metabolism u16 (kJ) |
+/// muscle u16 (0.1 %) | muscle mass u16 | fat free mass u16 | soft lean mass u16 |
+/// body water mass u16 | impedance u16 (0.1 Ω) | weight u16 | height u16.
+/// Masses are 0.005 kg (SI) or 0.01 lb (imperial); height 0.001 m or 0.1 in.
+public struct BodyCompositionMeasurement: Hashable, Sendable {
+    public struct Flags: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt16
+        public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+        public static let imperialUnits = Flags(rawValue: 1 << 0)
+        public static let timeStampPresent = Flags(rawValue: 1 << 1)
+        public static let userIDPresent = Flags(rawValue: 1 << 2)
+        public static let basalMetabolismPresent = Flags(rawValue: 1 << 3)
+        public static let musclePercentagePresent = Flags(rawValue: 1 << 4)
+        public static let muscleMassPresent = Flags(rawValue: 1 << 5)
+        public static let fatFreeMassPresent = Flags(rawValue: 1 << 6)
+        public static let softLeanMassPresent = Flags(rawValue: 1 << 7)
+        public static let bodyWaterMassPresent = Flags(rawValue: 1 << 8)
+        public static let impedancePresent = Flags(rawValue: 1 << 9)
+        public static let weightPresent = Flags(rawValue: 1 << 10)
+        public static let heightPresent = Flags(rawValue: 1 << 11)
+        /// This value is one of the packets a long measurement was split into.
+        public static let multiplePacketMeasurement = Flags(rawValue: 1 << 12)
+
+        /// Every bit that announces a field (1–11).
+        public static let fieldBits = Flags(rawValue: 0x0FFE)
+    }
+
+    /// The body fat field's special value: the analyser tried and could not measure.
+    public static let unsuccessful: UInt16 = 0xFFFF
+
+    public var flags: Flags
+    public var units: UnitSystem
+    /// Percent, or nil when the measurement was unsuccessful (0xFFFF).
+    public var bodyFatPercent: Double?
+    public var timeStamp: BluetoothDateTime?
+    /// 0xFF means an unknown user.
+    public var userID: UInt8?
+    public var basalMetabolismKilojoules: Double?
+    public var musclePercent: Double?
+    public var muscleMassKilograms: Double?
+    public var fatFreeMassKilograms: Double?
+    public var softLeanMassKilograms: Double?
+    public var bodyWaterMassKilograms: Double?
+    public var impedanceOhms: Double?
+    public var weightKilograms: Double?
+    public var heightMetres: Double?
+
+    public var isSuccessful: Bool { bodyFatPercent != nil }
+    public var isMultiplePacket: Bool { flags.contains(.multiplePacketMeasurement) }
+
+    public init(parsing bytes: [UInt8]) throws(StandardScaleParseError) {
+        var reader = ByteReader(bytes)
+        flags = Flags(rawValue: try reader.uint16("the flags"))
+        units = UnitSystem(flagBit: flags.contains(.imperialUnits))
+        let fat = try reader.uint16("the body fat percentage")
+        bodyFatPercent = fat == Self.unsuccessful ? nil : Double(fat) * 0.1
+        if flags.contains(.timeStampPresent) { timeStamp = try reader.dateTime("the time stamp") }
+        if flags.contains(.userIDPresent) { userID = try reader.uint8("the user ID") }
+        if flags.contains(.basalMetabolismPresent) { basalMetabolismKilojoules = Double(try reader.uint16("the basal metabolism")) }
+        if flags.contains(.musclePercentagePresent) { musclePercent = Double(try reader.uint16("the muscle percentage")) * 0.1 }
+        if flags.contains(.muscleMassPresent) { muscleMassKilograms = units.kilograms(raw: try reader.uint16("the muscle mass")) }
+        if flags.contains(.fatFreeMassPresent) { fatFreeMassKilograms = units.kilograms(raw: try reader.uint16("the fat free mass")) }
+        if flags.contains(.softLeanMassPresent) { softLeanMassKilograms = units.kilograms(raw: try reader.uint16("the soft lean mass")) }
+        if flags.contains(.bodyWaterMassPresent) { bodyWaterMassKilograms = units.kilograms(raw: try reader.uint16("the body water mass")) }
+        if flags.contains(.impedancePresent) { impedanceOhms = Double(try reader.uint16("the impedance")) * 0.1 }
+        if flags.contains(.weightPresent) { weightKilograms = units.kilograms(raw: try reader.uint16("the weight")) }
+        if flags.contains(.heightPresent) { heightMetres = units.metres(raw: try reader.uint16("the height")) }
+    }
+
+    /// Fills the fields this value lacks from `other` (a later packet of the same measurement).
+    /// Flags become the union of both, without the multi-packet bit, so the result reads as one
+    /// whole measurement.
+    func merging(_ other: BodyCompositionMeasurement) throws(StandardScaleParseError) -> BodyCompositionMeasurement {
+        guard other.units == units else { throw .inconsistentParts("one packet is SI, the other imperial") }
+        var merged = self
+        merged.flags = flags.union(other.flags).subtracting(.multiplePacketMeasurement)
+        merged.bodyFatPercent = bodyFatPercent ?? other.bodyFatPercent
+        merged.timeStamp = timeStamp ?? other.timeStamp
+        merged.userID = userID ?? other.userID
+        merged.basalMetabolismKilojoules = basalMetabolismKilojoules ?? other.basalMetabolismKilojoules
+        merged.musclePercent = musclePercent ?? other.musclePercent
+        merged.muscleMassKilograms = muscleMassKilograms ?? other.muscleMassKilograms
+        merged.fatFreeMassKilograms = fatFreeMassKilograms ?? other.fatFreeMassKilograms
+        merged.softLeanMassKilograms = softLeanMassKilograms ?? other.softLeanMassKilograms
+        merged.bodyWaterMassKilograms = bodyWaterMassKilograms ?? other.bodyWaterMassKilograms
+        merged.impedanceOhms = impedanceOhms ?? other.impedanceOhms
+        merged.weightKilograms = weightKilograms ?? other.weightKilograms
+        merged.heightMetres = heightMetres ?? other.heightMetres
+        return merged
+    }
+
+    /// The HAL reading when this measurement carries a weight; nil without one or when unsuccessful.
+    public var reading: WeightReading? {
+        guard isSuccessful, let weightKilograms else { return nil }
+        return WeightReading(kilograms: weightKilograms, stable: nil, displayUnit: units.displayUnit,
+                             impedanceOhms: impedanceOhms, bodyFatPercent: bodyFatPercent)
+    }
+}

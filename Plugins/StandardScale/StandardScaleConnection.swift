@@ -1,0 +1,89 @@
+import HAL
+import Synchronization
+import Transports
+
+/// A connected standard scale: its measurement indications become `.weight` events, in the
+/// order they arrived, and the link's end becomes `.disconnected`. Scales take no commands.
+public final class StandardScaleConnection: ScaleConnection {
+    public let device: DiscoveredDevice
+    public let events: AsyncStream<ScaleEvent>
+    /// What the scale says it supports, when it let us read it.
+    public let weightScaleFeature: WeightScaleFeature?
+    public let bodyCompositionFeature: BodyCompositionFeature?
+
+    private let link: BLEConnection
+    private let continuation: AsyncStream<ScaleEvent>.Continuation
+    private struct State {
+        var finished = false
+        var pump: Task<Void, Never>?
+        var combiner = StandardScaleReadingCombiner()
+    }
+    private let state = Mutex(State())
+
+    init(device: DiscoveredDevice, link: BLEConnection, notifications: AsyncStream<ATTNotification>,
+         weightHandle: UInt16?, compositionHandle: UInt16?,
+         weightScaleFeature: WeightScaleFeature?, bodyCompositionFeature: BodyCompositionFeature?) {
+        self.device = device
+        self.link = link
+        self.weightScaleFeature = weightScaleFeature
+        self.bodyCompositionFeature = bodyCompositionFeature
+        (events, continuation) = AsyncStream.makeStream(of: ScaleEvent.self, bufferingPolicy: .bufferingNewest(256))
+        // The pump holds the connection until the link ends, so `.disconnected` always arrives
+        // even when the caller keeps only `events`.
+        let pump = Task {
+            for await notification in notifications {
+                self.handle(notification, weightHandle: weightHandle, compositionHandle: compositionHandle)
+            }
+            // The bearer closes its streams when the link ends; an ATT failure can close it while
+            // the link stays up, so end the link too rather than leave it dangling.
+            if self.link.disconnectReason == nil { await self.link.disconnect() }
+            self.finish(self.link.disconnectReason ?? .localHostTerminated)
+        }
+        state.withLock { $0.pump = pump }
+    }
+
+    /// Values skipped because they could not be parsed, for diagnostics.
+    public var malformedValues: Int { state.withLock { $0.combiner.malformedValues } }
+    public var unsuccessfulMeasurements: Int { state.withLock { $0.combiner.unsuccessfulMeasurements } }
+
+    private func handle(_ notification: ATTNotification, weightHandle: UInt16?, compositionHandle: UInt16?) {
+        // Yielding under the lock keeps a reading from slipping out after `.disconnected`.
+        state.withLock { state in
+            guard !state.finished else { return }
+            let reading: WeightReading? = switch notification.handle {
+            case weightHandle: state.combiner.weightMeasurement(notification.value)
+            case compositionHandle: state.combiner.bodyCompositionMeasurement(notification.value)
+            default: nil
+            }
+            if let reading { continuation.yield(.weight(reading)) }
+        }
+    }
+
+    private func finish(_ reason: DisconnectReason) {
+        state.withLock { state in
+            guard !state.finished else { return }
+            state.finished = true
+            state.combiner.reset()
+            continuation.yield(.disconnected(reason))
+            continuation.finish()
+        }
+    }
+
+    public func readInfo() async throws(ScaleError) -> MirrorInfo {
+        throw .unsupported("device information on a standard Bluetooth scale")
+    }
+
+    public func send(_ command: MirrorCommand) async throws(ScaleError) {
+        throw .unsupported("\(command.name) on a standard Bluetooth scale")
+    }
+
+    public func readResult() async throws(ScaleError) -> ScanResult {
+        throw .unsupported("scan results on a standard Bluetooth scale")
+    }
+
+    public func disconnect() async {
+        await link.disconnect()
+        state.withLock { $0.pump }?.cancel()
+        finish(link.disconnectReason ?? .localHostTerminated)
+    }
+}

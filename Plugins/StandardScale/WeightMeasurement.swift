@@ -1,0 +1,65 @@
+import HAL
+
+/// One Weight Measurement value (characteristic 0x2A9D of the Weight Scale Service 0x181D).
+///
+/// Layout (WSS 1.0 §3.2 and the GATT Specification Supplement, "Weight Measurement"), little-endian:
+/// flags u8 | weight u16 | [time stamp, 7 bytes] | [user ID u8] | [BMI u16, height u16].
+/// Flags: bit 0 units (0 SI, 1 imperial), bit 1 time stamp present, bit 2 user ID present,
+/// bit 3 BMI and height present; bits 4–7 are reserved and ignored.
+public struct WeightMeasurement: Hashable, Sendable {
+    public struct Flags: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+        public static let imperialUnits = Flags(rawValue: 1 << 0)
+        public static let timeStampPresent = Flags(rawValue: 1 << 1)
+        public static let userIDPresent = Flags(rawValue: 1 << 2)
+        public static let bmiAndHeightPresent = Flags(rawValue: 1 << 3)
+    }
+
+    /// The weight field's special value: the scale tried and could not measure.
+    public static let unsuccessful: UInt16 = 0xFFFF
+
+    public var flags: Flags
+    public var units: UnitSystem
+    /// The weight as sent, in 0.005 kg (SI) or 0.01 lb (imperial) steps.
+    public var rawWeight: UInt16
+    public var timeStamp: BluetoothDateTime?
+    /// 0xFF means an unknown user.
+    public var userID: UInt8?
+    /// kg/m², resolution 0.1.
+    public var bmi: Double?
+    public var heightMetres: Double?
+
+    /// False when the scale reported "measurement unsuccessful".
+    public var isSuccessful: Bool { rawWeight != Self.unsuccessful }
+
+    /// The weight in kilograms (pounds converted), or nil when unsuccessful.
+    public var kilograms: Double? { isSuccessful ? units.kilograms(raw: rawWeight) : nil }
+
+    public init(parsing bytes: [UInt8]) throws(StandardScaleParseError) {
+        var reader = ByteReader(bytes)
+        flags = Flags(rawValue: try reader.uint8("the flags"))
+        units = UnitSystem(flagBit: flags.contains(.imperialUnits))
+        rawWeight = try reader.uint16("the weight")
+        if flags.contains(.timeStampPresent) { timeStamp = try reader.dateTime("the time stamp") }
+        if flags.contains(.userIDPresent) { userID = try reader.uint8("the user ID") }
+        if flags.contains(.bmiAndHeightPresent) {
+            bmi = Double(try reader.uint16("the BMI")) * 0.1
+            heightMetres = units.metres(raw: try reader.uint16("the height"))
+        }
+        // Bytes after the announced fields are left for future versions of the characteristic.
+    }
+
+    /// The HAL reading for a Weight Measurement value: nil when the scale reports "measurement
+    /// unsuccessful"; throws when the value is too short for its flags. The standard has no
+    /// stable flag, so `stable` is nil (the CLI counts two consecutive equal readings instead).
+    public static func parse(_ bytes: [UInt8]) throws(StandardScaleParseError) -> WeightReading? {
+        try WeightMeasurement(parsing: bytes).reading
+    }
+
+    public var reading: WeightReading? {
+        guard let kilograms else { return nil }
+        return WeightReading(kilograms: kilograms, stable: nil, displayUnit: units.displayUnit)
+    }
+}
