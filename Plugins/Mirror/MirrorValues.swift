@@ -29,7 +29,7 @@ enum MirrorValues {
         guard bytes.count >= 3 else { return nil }
         let flags = bytes[0]
         return ScaleStatus(present: flags & 0x01 != 0, occupied: flags & 0x02 != 0, stable: flags & 0x04 != 0,
-                           level: flags & 0x08 != 0, kilograms: Double(u16(bytes, 1)) * 0.005)
+                           level: flags & 0x08 != 0, kilograms: Double(u16(bytes, 1)) * 5 / 1000)
     }
 
     static func alignment(_ bytes: [UInt8]) -> Alignment? {
@@ -45,7 +45,7 @@ enum MirrorValues {
 
     static func result(_ bytes: [UInt8]) -> ScanResult? {
         guard bytes.count >= 12 else { return nil }
-        return ScanResult(scanID: u32(bytes, 0), kilograms: Double(u16(bytes, 4)) * 0.005,
+        return ScanResult(scanID: u32(bytes, 0), kilograms: Double(u16(bytes, 4)) * 5 / 1000,
                           bodyFatPercent: Double(u16(bytes, 6)) / 10, pointCount: u32(bytes, 8))
     }
 

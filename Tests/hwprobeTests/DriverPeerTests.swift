@@ -1,0 +1,178 @@
+import Flows
+import Foundation
+import HAL
+import PeerSupport
+import Testing
+import Transports
+@testable import hwprobe
+
+/// The drivers and the flows on real transports: our host stack against bumble peripherals that
+/// play a standard scale, a Body Composition scale, a Mi scale and the v1 mirror.
+@Suite(.serialized, .exclusivePeer, .enabled(if: peerAvailable, "no bumble venv: run scripts/setup-peers (CI does)"))
+struct DriverPeerTests {
+    static let mirrorPeer = ["--profile", "mirror", "--speed", "10"]
+
+    func run(_ arguments: [String]) async -> (code: Int32, out: String, err: String) {
+        let captured = CapturedConsole()
+        let code = await HWProbe(console: captured.console, listSources: .empty).run(arguments)
+        return (code, captured.stdout, captured.stderr)
+    }
+
+    /// Runs `hwprobe weigh` while `during` drives the peer, and returns its JSON.
+    func weigh(_ peer: PeerProcess, during: @escaping @Sendable () async throws -> Void) async throws -> (Int32, [String: JSONShape]) {
+        let weighing = Task { await run(["weigh", "--hci", peer.tcp.description, peer.address.description, "--timeout", "20", "--json"]) }
+        try await during()
+        let result = await weighing.value
+        if result.code != 0 { Issue.record("weigh: \(result.err)") }
+        return (result.code, try JSONShape.parse(result.out))
+    }
+
+    /// Waits (with a deadline) until the peer has indicated its opening series of measurements.
+    func seriesSent(_ peer: PeerProcess, count: Int) async throws {
+        let clock = ContinuousClock()
+        let end = clock.now.advanced(by: .seconds(15))
+        while clock.now < end {
+            let state = try await peer.command(["cmd": "state"])
+            if let sent = state["indicated"] as? [Any], sent.count >= count { return }
+            try await clock.sleep(for: .milliseconds(50)) // polling another process's state
+        }
+        Issue.record("the peer never sent its series")
+    }
+
+    @Test func weighReturnsTheStandardScalesWeightExactly() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "scale"])
+        let (code, json) = try await weigh(peer) {
+            // 70.0, 72.3, 72.35 on subscription; then 72.35 again. The scale has no stable flag:
+            // the same weight twice in a row is the stable one.
+            try await seriesSent(peer, count: 3)
+            _ = try await peer.command(["cmd": "weigh", "kg": [72.35]])
+        }
+        #expect(code == 0)
+        #expect(json["weightKg"]?.number == 72.35)
+        #expect(json["driver"]?.string == "standard-scale")
+        #expect(json["address"]?.string == peer.address.description)
+    }
+
+    @Test func weighReadsAMultiPacketBodyCompositionMeasurement() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "bcs"])
+        // The peer sends its two-packet measurement (and the matching Weight Measurement) on subscription.
+        let (code, json) = try await weigh(peer) {}
+        #expect(code == 0)
+        #expect(json["driver"]?.string == "standard-scale")
+        #expect((json["weightKg"]?.number ?? 0) > 0)
+    }
+
+    @Test func weighReadsABroadcastingMiScaleWithoutConnecting() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "miscale"])
+        let (code, json) = try await weigh(peer) {
+            _ = try await peer.command(["cmd": "mi_weigh", "kg": 72.35, "impedance": 500])
+        }
+        #expect(code == 0)
+        #expect(json["weightKg"]?.number == 72.35)
+        #expect(json["driver"]?.string == "mi-scale")
+        let state = try await peer.command(["cmd": "state"])
+        #expect(state["connections"] as? Int ?? 0 == 0, "a broadcast scale is never connected to")
+    }
+
+    @Test func listShowsTheMiScalesWeightAndTheMirrorsDriver() async throws {
+        let mi = try await SharedPeers.shared.peer(["--profile", "miscale"])
+        _ = try await mi.command(["cmd": "mi_weigh", "kg": 72.35, "impedance": 500])
+        let list = await run(["list", "--hci", mi.tcp.description, "--scan-seconds", "1.5", "--json"])
+        let entry = try JSONShape.parse(list.out)["peripherals"]?.array?.first { $0["address"]?.string == mi.address.description }
+        #expect(entry?["driver"]?.string == "mi-scale")
+        #expect(entry?["kind"]?.string == "scale")
+        #expect(entry?["weightKg"]?.number != nil)
+        let mirror = try await SharedPeers.shared.peer(Self.mirrorPeer)
+        let mirrorList = await run(["list", "--hci", mirror.tcp.description, "--scan-seconds", "1", "--json"])
+        let mirrorEntry = try JSONShape.parse(mirrorList.out)["peripherals"]?.array?.first { $0["address"]?.string == mirror.address.description }
+        #expect(mirrorEntry?["driver"]?.string == "mirror-v1")
+        #expect(mirrorEntry?["kind"]?.string == "mirror")
+        #expect(mirrorEntry?["name"]?.string == "Mirror 4F2A")
+    }
+
+    @Test func scanCompletesAgainstTheMirrorPeer() async throws {
+        let peer = try await SharedPeers.shared.peer(Self.mirrorPeer)
+        let result = await run(["scan", "--hci", peer.tcp.description, "--yes", "--json"])
+        #expect(result.code == 0, "\(result.err.suffix(600))")
+        let json = try JSONShape.parse(result.out)
+        #expect(json["outcome"]?.string == "complete")
+        #expect(json["states"]?.array?.compactMap(\.string) == ["connecting", "waitForScale", "preflight", "alignScale", "confirmAlignment",
+                                                                  "warmingUp", "phoneDown", "countdown", "scanning", "stepOff",
+                                                                  "processing", "complete"])
+        #expect(json["result"]?["scanId"]?.number == 40_213)
+        #expect(json["result"]?["weightKg"]?.number == 72.35)
+        #expect(json["result"]?["bodyFatPercent"]?.number == 18.4)
+        #expect(json["result"]?["pointCount"]?.number == 412_388)
+    }
+
+    struct Fault: Sendable, CustomTestStringConvertible {
+        var command: [String: String]
+        var reason: String
+        var code: Int?
+        var testDescription: String { command.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") }
+    }
+
+    static let faults: [Fault] = [
+        Fault(command: ["fault": "disconnect", "state": "warmingUp", "after_ms": "100"], reason: "disconnected"),
+        Fault(command: ["fault": "disconnect", "state": "scanning", "after_ms": "100"], reason: "disconnected"),
+        Fault(command: ["fault": "error", "code": "1", "state": "scanning", "after_ms": "100"], reason: "mirrorError", code: 1),
+        Fault(command: ["fault": "error", "code": "3", "state": "ready", "after_ms": "50"], reason: "mirrorError", code: 3),
+        Fault(command: ["fault": "step_off_early", "progress": "40"], reason: "mirrorError", code: 4),
+        Fault(command: ["battery": "8"], reason: "preflight"),
+    ]
+
+    @Test(arguments: faults)
+    func eachFaultEndsTheScanWithItsReasonAndExitOne(_ fault: Fault) async throws {
+        let peer = try await SharedPeers.shared.peer(Self.mirrorPeer)
+        var command: [String: Any] = ["cmd": "mirror_fault"]
+        for (key, value) in fault.command { command[key] = Int(value) ?? value }
+        _ = try await peer.command(command)
+        let result = await run(["scan", "--hci", peer.tcp.description, "--yes", "--json"])
+        #expect(result.code == 1, "\(result.out)")
+        let json = try JSONShape.parse(result.out)
+        #expect(json["outcome"]?.string == "failed")
+        #expect(json["states"]?.array?.last?.string == "failed")
+        #expect(json["failure"]?["reason"]?.string == fault.reason)
+        if let code = fault.code { #expect(json["failure"]?["code"]?.number == Double(code)) }
+        _ = try await peer.command(["cmd": "mirror_fault", "fault": "clear"])
+        // The fault fired once: a retry reconnects and completes (checked for the first two kinds).
+        if fault.testDescription == Self.faults[0].testDescription || fault.testDescription == Self.faults[2].testDescription {
+            let retry = await run(["scan", "--hci", peer.tcp.description, "--yes", "--json"])
+            #expect(retry.code == 0, "retry: \(retry.out)")
+        }
+    }
+
+    @Test func aMirrorThatFallsSilentMeetsOurDeadline() async throws {
+        let peer = try await SharedPeers.shared.peer(Self.mirrorPeer)
+        _ = try await peer.command(["cmd": "mirror_fault", "fault": "silence", "state": "scanning"])
+        let central = try await BLECentral.open(peer.tcp)
+        var configuration = BodyScanConfiguration()
+        configuration.autoAnswer = true
+        configuration.deadlines.scanning = Deadline(warning: .milliseconds(300), failure: .milliseconds(800))
+        let flow = BodyScanFlow(transport: BLEScaleTransport(central: central, registry: DriverRegistry(drivers: linkedDrivers)),
+                                clock: ContinuousClock(), configuration: configuration)
+        let outcome = await flow.run()
+        flow.close()
+        await central.close()
+        #expect(outcome.failure?.reason == .timedOut)
+        #expect(outcome.failure?.state == .scanning)
+    }
+
+    @Test func aScanTokenBeforeInitIsRefusedWithTheProfilesError() async throws {
+        let peer = try await SharedPeers.shared.peer(Self.mirrorPeer)
+        let central = try await BLECentral.open(peer.tcp)
+        let transport = BLEScaleTransport(central: central, registry: DriverRegistry(drivers: linkedDrivers))
+        var found: DiscoveredDevice?
+        for try await device in transport.discover() where device.address.bytes == peer.address.bytes && device.name != nil {
+            found = device
+            break
+        }
+        let mirror = try await transport.connect(to: try #require(found))
+        let token = [UInt8](repeating: 7, count: 16)
+        await #expect(throws: ScaleError.refused(.scanToken(token), .notInitialized)) { try await mirror.send(.scanToken(token)) }
+        await #expect(throws: ScaleError.refused(.startScan, .notReady)) { try await mirror.send(.startScan) }
+        #expect(try await mirror.readInfo().protocolVersion == 1)
+        await mirror.disconnect()
+        await central.close()
+    }
+}
