@@ -117,6 +117,10 @@ struct DriverPeerTests {
         Fault(command: ["fault": "disconnect", "state": "scanning", "after_ms": "100"], reason: "disconnected"),
         Fault(command: ["fault": "error", "code": "1", "state": "scanning", "after_ms": "100"], reason: "mirrorError", code: 1),
         Fault(command: ["fault": "error", "code": "3", "state": "ready", "after_ms": "50"], reason: "mirrorError", code: 3),
+        Fault(command: ["fault": "error", "code": "2", "state": "ready", "after_ms": "50"], reason: "mirrorError", code: 2),
+        Fault(command: ["fault": "error", "code": "5", "state": "ready", "after_ms": "50"], reason: "mirrorError", code: 5),
+        Fault(command: ["fault": "error", "code": "6", "state": "ready", "after_ms": "50"], reason: "mirrorError", code: 6),
+        Fault(command: ["fault": "error", "code": "255", "state": "ready", "after_ms": "50"], reason: "mirrorError", code: 255),
         Fault(command: ["fault": "step_off_early", "progress": "40"], reason: "mirrorError", code: 4),
         Fault(command: ["battery": "8"], reason: "preflight"),
     ]
