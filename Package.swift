@@ -54,11 +54,13 @@ let package = Package(
         .testTarget(name: "HALTests", dependencies: ["HAL"], path: "Tests/HALTests"),
         // Starts and talks to the bumble peers (Tests/Peers) for the real-path tests of several targets.
         .target(name: "PeerSupport", dependencies: ["HAL", "Transports"], path: "Tests/PeerSupport"),
+        // QR pictures made by Debian's qrencode CLI, for the capture and import tests.
+        .target(name: "MediaSupport", dependencies: ["HAL"], path: "Tests/MediaSupport"),
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport"], path: "Tests/TransportsTests"),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO"], path: "Tests/CaptureTests"),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport"], path: "Tests/CaptureTests"),
         .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
         .testTarget(name: "PluginsTests", dependencies: ["HAL"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),
-        .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport"], path: "Tests/hwprobeTests"),
+        .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport", "MediaSupport"], path: "Tests/hwprobeTests"),
     ] + driverTargets
 )

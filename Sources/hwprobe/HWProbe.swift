@@ -45,6 +45,8 @@ struct HWProbe: Sendable {
         switch invocation.command {
         case "list": return try await list(invocation)
         case "demo": return try await DemoCommand(console: console, registry: registry, speed: demoSpeed).run(invocation)
+        case "import":
+            return try await ImportCommand(console: console, bench: bench).run(invocation)
         case "weigh":
             return try await WeighCommand(console: console, registry: registry, transports: TransportFactory(bench: bench, registry: registry)).run(invocation)
         case "gatt":

@@ -1,3 +1,4 @@
+import Flows
 import HAL
 
 /// The built-in bench (`sim:`): a mirror, a standard weighing scale, a camera and a haptic log,
@@ -19,6 +20,22 @@ struct SimulatedBench: Sendable {
             .init(after: .milliseconds(400), reading: WeightReading(kilograms: 72.35, stable: true)),
         ])
     }
+
+    /// The bench camera's view: the codes of a backup made with the demo's password, out of order,
+    /// with a repeat and a stray code. Made when asked for (it costs one key derivation).
+    var backupCodes: FakeCodeSource {
+        let texts = Self.demoBackupCodes.map { codes in
+            [codes[2], codes[0], codes[0]] + ["https://example.com/not-a-backup"] + Array(codes[3...]) + [codes[1]]
+        } ?? []
+        return FakeCodeSource(texts: texts, interval: .milliseconds(700), clock: clock)
+    }
+
+    static let demoBackupCodes: [String]? = {
+        guard let container = try? VB1Container.write(plaintext: Array(DemoCommand.sampleVault.utf8), password: DemoCommand.password,
+                                                      parameters: ScryptParameters(logN: 15, r: 8, p: 1)),
+              let codes = try? VB1Code.split(container: container.bytes, into: 4) else { return nil }
+        return codes.map(\.text)
+    }()
 
     var transport: FakeScaleTransport {
         let scale = scale

@@ -8,10 +8,19 @@ struct CLIFailure: Error, Equatable {
 
     var kind: Kind
     var message: String
+    /// Where the contract gives this kind a different code in one command (an unsupported backup is 5).
+    var exitOverride: Int32?
+
+    init(kind: Kind, message: String, exitOverride: Int32? = nil) {
+        self.kind = kind
+        self.message = message
+        self.exitOverride = exitOverride
+    }
 
     /// hwprobe-cli.md, "Exit codes".
     var exitCode: Int32 {
-        switch kind {
+        if let exitOverride { return exitOverride }
+        return switch kind {
         case .usage: 2
         case .device, .permission, .noKernelSupport, .busy, .unsupported: 3
         case .wrongPassword: 4

@@ -1,0 +1,160 @@
+import Foundation
+import HAL
+import Testing
+@testable import hwprobe
+
+/// `hwprobe import` on the bench camera: the codes of a backup made with the demo's password.
+@Suite struct ImportCommandTests {
+    struct Scratch {
+        let directory: URL
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("hwprobe-import-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        func write(_ name: String, _ text: String) throws -> String {
+            let path = path(name)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    func run(_ arguments: [String]) async -> (code: Int32, out: String, err: String) {
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.bench = SimulatedBench(clock: ScaledClock(speed: 25))
+        let code = await cli.run(arguments)
+        return (code, captured.stdout, captured.stderr)
+    }
+
+    @Test func theRightPasswordWritesThePlaintextWithMode0600() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let password = try scratch.write("password", DemoCommand.password + "\n")
+        let out = scratch.path("vault.json")
+        let result = await run(["import", "--camera", "sim:", "--password-file", password, "--out", out, "--json"])
+        #expect(result.code == 0, "\(result.err.suffix(300))")
+        let json = try JSONShape.parse(result.out)
+        #expect(json.keySet == ["backupId", "codes", "bytes", "out"])
+        #expect(json["codes"]?.number == 4)
+        #expect(json["out"]?.string == out)
+        let written = try Data(contentsOf: URL(fileURLWithPath: out))
+        #expect(String(decoding: written, as: UTF8.self) == DemoCommand.sampleVault)
+        #expect(json["bytes"]?.number == Double(written.count))
+        let mode = try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path).sorted() == ["password", "vault.json"])
+    }
+
+    @Test func aWrongPasswordExitsFourAndWritesNothing() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let password = try scratch.write("password", "not the password")
+        let out = scratch.path("vault.json")
+        let result = await run(["import", "--camera", "sim:", "--password-file", password, "--out", out, "--json"])
+        #expect(result.code == 4)
+        #expect(try JSONShape.parse(result.out)["error"]?["kind"]?.string == "wrongPassword")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path) == ["password"])
+    }
+
+    @Test func anExistingOutputIsRefusedUnlessForced() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let password = try scratch.write("password", DemoCommand.password)
+        let out = try scratch.write("vault.json", "keep me")
+        let refused = await run(["import", "--camera", "sim:", "--password-file", password, "--out", out, "--json"])
+        #expect(refused.code == 2)
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "keep me")
+        let forced = await run(["import", "--camera", "sim:", "--password-file", password, "--out", out, "--force", "--json"])
+        #expect(forced.code == 0)
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == DemoCommand.sampleVault)
+    }
+
+    @Test func oneTrailingNewlineIsNotPartOfThePassword() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        #expect(try ImportCommand.readPassword(from: scratch.write("a", "secret\n")) == "secret")
+        #expect(try ImportCommand.readPassword(from: scratch.write("b", "secret\n\n")) == "secret\n")
+        #expect(try ImportCommand.readPassword(from: scratch.write("c", "secret")) == "secret")
+    }
+}
+
+import Capture
+import Flows
+import MediaSupport
+
+/// `hwprobe import --camera file:` on a generated video: a fresh VB1 backup's codes drawn by
+/// Debian's qrencode, shown in a shuffled order with repeats, a stray non-backup code and blank frames.
+@Suite struct ImportFromVideoTests {
+    static let password = "video test password"
+    static let plaintext = Array(#"{"items":[{"issuer":"Video","account":"bench@example.org","secret":"GEZDGNBVGY3TQOJQ"}]}"#.utf8)
+
+    static func makeVideo(at path: String) throws {
+        let container = try VB1Container.write(plaintext: plaintext, password: password, parameters: ScryptParameters(logN: 12, r: 8, p: 1))
+        let codes = try VB1Code.split(container: container.bytes, into: 3).map(\.text)
+        let shown = [codes[1], codes[1], "https://example.com/menu", codes[2], codes[1], codes[0], codes[2]]
+        let writer = try Y4MWriter(path: path, width: 320, height: 240, frameRateNumerator: 10, frameRateDenominator: 1)
+        var sequence: UInt64 = 0
+        for text in shown {
+            try writer.write(QRFixture.blank(sequence: sequence))
+            sequence += 1
+            for _ in 0..<2 {
+                try writer.write(QRFixture.frame(text, sequence: sequence))
+                sequence += 1
+            }
+        }
+        writer.close()
+    }
+
+    func run(_ arguments: [String]) async -> (code: Int32, out: String, err: String) {
+        let captured = CapturedConsole()
+        let code = await HWProbe(console: captured.console, listSources: .empty).run(arguments)
+        return (code, captured.stdout, captured.stderr)
+    }
+
+    @Test func theRightPasswordGetsThePlaintextOutOfTheVideo() async throws {
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        let video = scratch.path("codes.y4m")
+        try Self.makeVideo(at: video)
+        let password = try scratch.write("password", Self.password + "\n")
+        let out = scratch.path("vault.json")
+        let result = await run(["import", "--camera", "file:\(video)?pace=max", "--password-file", password, "--out", out, "--json"])
+        #expect(result.code == 0, "\(result.err.suffix(400))")
+        let json = try JSONShape.parse(result.out)
+        #expect(json["codes"]?.number == 3)
+        #expect(json["bytes"]?.number == Double(Self.plaintext.count))
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out))) == Self.plaintext)
+        #expect(try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int == 0o600)
+    }
+
+    @Test func aWrongPasswordExitsFourWithNoOutputFile() async throws {
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        let video = scratch.path("codes.y4m")
+        try Self.makeVideo(at: video)
+        let password = try scratch.write("password", "wrong")
+        let out = scratch.path("vault.json")
+        let result = await run(["import", "--camera", "file:\(video)?pace=max", "--password-file", password, "--out", out, "--json"])
+        #expect(result.code == 4)
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test func aVideoThatEndsBeforeTheSetIsCompleteExitsOne() async throws {
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        let container = try VB1Container.write(plaintext: Self.plaintext, password: Self.password, parameters: ScryptParameters(logN: 10, r: 8, p: 1))
+        let codes = try VB1Code.split(container: container.bytes, into: 3).map(\.text)
+        let video = scratch.path("short.y4m")
+        let writer = try Y4MWriter(path: video, width: 320, height: 240, frameRateNumerator: 10, frameRateDenominator: 1)
+        try writer.write(QRFixture.frame(codes[0], sequence: 0))
+        writer.close()
+        let password = try scratch.write("password", Self.password)
+        let result = await run(["import", "--camera", "file:\(video)?pace=max", "--password-file", password,
+                                "--out", scratch.path("vault.json"), "--json"])
+        #expect(result.code == 1)
+        #expect(try JSONShape.parse(result.out)["error"]?["kind"]?.string == "incomplete")
+    }
+}
