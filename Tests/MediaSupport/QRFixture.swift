@@ -68,4 +68,3 @@ public enum QRFixture {
                   timestamp: .zero, sequence: sequence)
     }
 }
-
