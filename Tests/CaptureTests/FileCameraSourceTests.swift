@@ -177,8 +177,8 @@ import Testing
 
     @Test func cameraSourcesRefusesWhatItCannotOpen() async throws {
         let clock = ManualClock()
-        await #expect(throws: CameraError.io("V4L2 capture is not part of this build yet")) {
-            _ = try await CameraSources.open(.v4l2(path: "/dev/video0"), clock: clock)
+        await #expect(throws: CameraError.notFound("/dev/nonexistent-video9")) {
+            _ = try await CameraSources.open(.v4l2(path: "/dev/nonexistent-video9"), clock: clock)
         }
         await #expect(throws: CameraError.notFound("/nonexistent.y4m")) {
             _ = try await CameraSources.open(.file(path: "/nonexistent.y4m", paced: true), clock: clock)

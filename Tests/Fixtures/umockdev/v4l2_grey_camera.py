@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""Emulates a V4L2 GREY 64x48 camera under umockdev and runs a command against it.
+
+Usage: umockdev-wrapper /usr/bin/python3 v4l2_grey_camera.py DEVICE_FILE -- COMMAND...
+The testbed lives in this (preloaded) process; COMMAND inherits the preload and sees /dev/video0.
+The camera produces 5 frames, 100 ms apart, whose first pixel is the frame number (1..5), then
+answers DQBUF with ENODEV as if unplugged. Exits with COMMAND's exit code.
+"""
+import errno, os, struct, subprocess, sys, time
+import gi
+gi.require_version("UMockdev", "1.0")
+from gi.repository import GLib, UMockdev
+
+W, H = 64, 48
+SIZE = W * H
+FRAMES = 5
+SLOT = 4096  # each buffer starts on a page: mmap offsets must be page-aligned
+GREY = struct.unpack("<I", b"GREY")[0]
+
+def ioc(d, nr, size):
+    return (d << 30) | (size << 16) | (ord("V") << 8) | nr
+
+QUERYCAP = ioc(2, 0, 104)
+ENUM_FMT = ioc(3, 2, 64)
+G_FMT = ioc(3, 4, 208)
+S_FMT = ioc(3, 5, 208)
+REQBUFS = ioc(3, 8, 20)
+QUERYBUF = ioc(3, 9, 88)
+QBUF = ioc(3, 15, 88)
+DQBUF = ioc(3, 17, 88)
+STREAMON = ioc(1, 18, 4)
+STREAMOFF = ioc(1, 19, 4)
+ENUM_FRAMESIZES = ioc(3, 74, 44)
+
+
+class Camera:
+    def __init__(self, node_file):
+        self.node_file = node_file
+        self.count = 0
+        self.queued = []
+        self.produced = 0
+        self.streaming = False
+        self.next_at = 0.0
+        self.log = open(os.environ.get("V4L2_FAKE_LOG", os.devnull), "w")
+
+    def handle(self, handler, client):
+        req = client.get_request()
+        arg = client.get_arg()
+        self.log.write("ioctl %#x\n" % req); self.log.flush()
+
+        def data(size):
+            return arg.resolve(0, size)
+
+        def done(rc=0, err=0):
+            client.complete(rc, err)
+            return True
+
+        if req == QUERYCAP:
+            d = data(104)
+            caps = 0x00000001 | 0x04000000  # VIDEO_CAPTURE | STREAMING
+            blob = (b"umockdev".ljust(16, b"\0") + b"umockdev GREY camera".ljust(32, b"\0")
+                    + b"platform:umockdev".ljust(32, b"\0") + struct.pack("<IIII", 0x60000, caps | 0x80000000, caps, 0) + bytes(8))
+            d.update(0, blob)
+            return done()
+        if req == ENUM_FMT:
+            d = data(64)
+            index, typ = struct.unpack_from("<II", bytes(d.retrieve()))
+            if index != 0 or typ != 1:
+                return done(-1, errno.EINVAL)
+            d.update(8, struct.pack("<I", 0) + b"8-bit Greyscale".ljust(32, b"\0") + struct.pack("<I", GREY))
+            return done()
+        if req == ENUM_FRAMESIZES:
+            d = data(44)
+            index, fourcc = struct.unpack_from("<II", bytes(d.retrieve()))
+            if index != 0 or fourcc != GREY:
+                return done(-1, errno.EINVAL)
+            d.update(8, struct.pack("<III", 1, W, H))
+            return done()
+        if req in (S_FMT, G_FMT):
+            d = data(208)
+            d.update(8, struct.pack("<IIIIIIII", W, H, GREY, 1, W, SIZE, 0, 0))
+            return done()
+        if req == REQBUFS:
+            d = data(20)
+            count = struct.unpack_from("<I", bytes(d.retrieve()))[0]
+            self.count = min(count, 4)
+            with open(self.node_file, "r+b") as f:
+                f.truncate(max(self.count, 1) * SLOT)
+            d.update(0, struct.pack("<I", self.count))
+            return done()
+        if req == QUERYBUF:
+            d = data(88)
+            index = struct.unpack_from("<I", bytes(d.retrieve()))[0]
+            if index >= self.count:
+                return done(-1, errno.EINVAL)
+            d.update(64, struct.pack("<I", index * SLOT))
+            d.update(72, struct.pack("<I", SIZE))
+            return done()
+        if req == QBUF:
+            d = data(88)
+            self.queued.append(struct.unpack_from("<I", bytes(d.retrieve()))[0])
+            return done()
+        if req == STREAMON:
+            self.streaming = True
+            self.next_at = time.monotonic() + 0.1
+            return done()
+        if req == STREAMOFF:
+            self.streaming = False
+            self.queued.clear()
+            return done()
+        if req == DQBUF:
+            d = data(88)
+            if self.produced >= FRAMES:
+                return done(-1, errno.ENODEV)  # unplugged
+            if not self.streaming or not self.queued or time.monotonic() < self.next_at:
+                return done(-1, errno.EAGAIN)
+            index = self.queued.pop(0)
+            self.produced += 1
+            self.next_at = time.monotonic() + 0.1
+            frame = bytes([self.produced]) + bytes([(i * 7) & 0xFF for i in range(1, SIZE)])
+            with open(self.node_file, "r+b") as f:
+                f.seek(index * SLOT)
+                f.write(frame)
+                f.flush()
+                os.fsync(f.fileno())
+            now = time.time()
+            d.update(0, struct.pack("<IIIII", index, 1, SIZE, 0x1, 1))
+            d.update(24, struct.pack("<qq", int(now), int((now % 1) * 1e6)))
+            d.update(56, struct.pack("<I", self.produced))
+            return done()
+        return done(-1, errno.ENOTTY)
+
+
+def main():
+    device_file = sys.argv[1]
+    command = sys.argv[sys.argv.index("--") + 1:]
+    testbed = UMockdev.Testbed.new()
+    testbed.add_from_file(device_file)
+    node_file = os.path.join(testbed.get_root_dir(), "dev", "video0")
+    camera = Camera(node_file)
+    handler = UMockdev.IoctlBase()
+    handler.connect("handle-ioctl", camera.handle)
+    testbed.attach_ioctl("/dev/video0", handler)
+
+    loop = GLib.MainLoop()
+    child = subprocess.Popen(command)
+    result = {}
+
+    def check():
+        rc = child.poll()
+        if rc is not None:
+            result["rc"] = rc
+            loop.quit()
+            return False
+        return True
+
+    GLib.timeout_add(20, check)
+    loop.run()
+    sys.exit(result.get("rc", 1))
+
+
+if __name__ == "__main__":
+    main()
