@@ -112,6 +112,18 @@ public final class PeerProcess: Sendable {
         throw StartFailure(description: "the control channel closed without an answer")
     }
 
+    /// Waits (up to 5 s, polling the peer's control channel) until its peripheral has no
+    /// connection: a link left over from the previous host would keep it from advertising.
+    public func waitUntilIdle() async {
+        let clock = ContinuousClock()
+        let end = clock.now.advanced(by: .seconds(5))
+        while clock.now < end {
+            guard let state = try? await command(["cmd": "state"]) else { return }
+            if state["connected"] as? Bool != true { return }
+            try? await clock.sleep(for: .milliseconds(50))
+        }
+    }
+
     public func stop() {
         try? input.fileHandleForWriting.close()
         process.terminate()
@@ -140,9 +152,23 @@ public actor SharedPeers {
     private let turn = AsyncLock()
 
     /// Runs `body` while no other test uses any peer: a peer's controller serves one host at a
-    /// time, and test suites run in parallel.
+    /// time, and test suites run in parallel. Afterwards every peer is given back idle (its
+    /// peripheral disconnected and advertising again), so the next test starts clean.
     public func exclusive<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        try await turn.withLock { try await body() }
+        await turn.acquire()
+        defer { turn.release() }
+        do {
+            let result = try await body()
+            await settlePeers()
+            return result
+        } catch {
+            await settlePeers()
+            throw error
+        }
+    }
+
+    private func settlePeers() async {
+        for peer in Array(peers.values) { await peer.waitUntilIdle() }
     }
 
     public func peer(_ arguments: [String] = ["--pty"]) async throws -> PeerProcess {
