@@ -69,7 +69,7 @@ extension BodyScanFlowTests {
     @Test func reAligningWaitsForAFreshAlignedReading() async throws {
         var script = MirrorScript()
         script.alignmentSteps += [MirrorScript.AlignmentStep(after: .seconds(4), angleDegrees: 2, distanceCm: 48)]
-        let answers = Shared<[String]>([])
+        let answers = Locked<[String]>([])
         let harness = ScanHarness(script: script) { $0.autoAnswer = false }
         let flow = harness.flow
         let outcome = try #require(await harness.run { state in
@@ -160,7 +160,7 @@ extension BodyScanFlowTests {
         let transport = FakeScaleTransport(peripherals: [.init(device: link.device) { link }], clock: clock)
         let harness = ScanHarness(clock: clock, mirror: FakeMirror(clock: clock), transport: transport,
                                   configuration: ScanHarness.configuration { _ in })
-        let countdowns = Shared(0)
+        let countdowns = Locked(0)
         let outcome = await harness.run(limit: 400) { state in
             switch state {
             case .waitForScale:

@@ -2,17 +2,10 @@ import HAL
 import Synchronization
 @testable import Flows
 
-/// A mutex closures can share.
-final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-    var value: Value { withLock { $0 } }
-}
 
 /// Collects everything a flow publishes.
 final class OutputLog: Sendable {
-    private let items = Shared<[FlowOutput]>([])
+    private let items = Locked<[FlowOutput]>([])
     private let task: Task<Void, Never>
 
     init(_ outputs: AsyncStream<FlowOutput>) {
@@ -59,7 +52,7 @@ struct ScanHarness {
     /// Runs until the attempt ends; `act` is called whenever time stands still, with the flow's state.
     func run(limit: Int = 20_000, act: @escaping (BodyScanState?) -> Void = { _ in }) async -> BodyScanOutcome? {
         await withSerialExecutor {
-            let result = Shared<BodyScanOutcome?>(nil)
+            let result = Locked<BodyScanOutcome?>(nil)
             let flow = flow
             let task = Task { let outcome = await flow.run(); result.withLock { $0 = outcome } }
             for _ in 0..<limit {

@@ -44,13 +44,6 @@ func drive(_ clock: ManualClock, limit: Int = 5_000, until condition: () -> Bool
     return condition()
 }
 
-/// A mutex that closures can share.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-}
-
 /// Lets other tasks run (without moving the clock) until `condition` holds.
 func eventually(_ condition: () -> Bool) async -> Bool {
     for _ in 0..<2_000 {

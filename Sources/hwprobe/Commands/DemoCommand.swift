@@ -41,19 +41,11 @@ struct DemoCommand: Sendable {
             return 1
         }
 
-        // 2. A backup made just now, its codes shown to the camera out of order, with a repeat and a stray code.
+        // 2. The bench camera shows a backup made with the demo's password: its codes out of order,
+        //    with a repeat and a stray code.
         presenter.note("\n2. Importing a VB1 backup from the simulated camera (password: \(Self.password))")
         let plaintext = Array(Self.sampleVault.utf8)
-        let container: VB1Container
-        let codes: [VB1Code]
-        do {
-            container = try VB1Container.write(plaintext: plaintext, password: Self.password)
-            codes = try VB1Code.split(container: container.bytes, into: 4)
-        } catch {
-            throw CLIFailure(kind: .device, message: "could not make the demo backup: \(error)")
-        }
-        let shown = [codes[2], codes[0], codes[0]].map(\.text) + ["https://example.com/not-a-backup"] + [codes[3], codes[1]].map(\.text)
-        let camera = FakeCodeSource(texts: shown, interval: .milliseconds(700), clock: bench.clock)
+        let camera = bench.backupCodes
         let importer = BackupImportFlow(codes: camera, clock: bench.clock, motion: motion, unattended: true)
         let imported = await present(importer.outputs, with: presenter) { await importer.run() } after: {}
         guard case .completed(let bytes, let backupID, let count) = imported else {

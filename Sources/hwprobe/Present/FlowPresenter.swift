@@ -78,10 +78,3 @@ final class FlowPresenter: Sendable {
         await player.value
     }
 }
-
-/// A mutex that closures can share.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-}
