@@ -29,3 +29,9 @@ public protocol BroadcastScaleDriver: Driver {
     /// The reading in this advertisement, or nil when it carries none.
     func reading(from advertisement: Advertisement) -> WeightReading?
 }
+
+/// A driver for rumble/LED pads: opens the device a haptics URI names (`usb:`, `hidraw:`,
+/// `evdev:`) as an actuator, which `RumbleScheduler` then plays cues on.
+public protocol HapticPadDriver: Driver {
+    func openActuator(_ uri: DeviceURI) throws(HapticError) -> any RumbleActuator
+}
