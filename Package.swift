@@ -56,12 +56,14 @@ let package = Package(
         .target(name: "PeerSupport", dependencies: ["HAL", "Transports"], path: "Tests/PeerSupport"),
         // QR pictures made by Debian's qrencode CLI, for the capture and import tests.
         .target(name: "MediaSupport", dependencies: ["HAL"], path: "Tests/MediaSupport"),
+        // Re-runs test suites inside a umockdev testbed (Tests/Fixtures/umockdev emulate the devices).
+        .target(name: "DeviceSupport", path: "Tests/DeviceSupport"),
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport"], path: "Tests/CaptureTests"),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport"], path: "Tests/CaptureTests"),
         .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
-        .testTarget(name: "PluginsTests", dependencies: ["HAL"] + driverTargets.map { .target(name: $0.name) },
+        .testTarget(name: "PluginsTests", dependencies: ["HAL", "Transports", "DeviceSupport"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),
-        .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport", "MediaSupport"], path: "Tests/hwprobeTests"),
+        .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport", "MediaSupport", "DeviceSupport"], path: "Tests/hwprobeTests"),
     ] + driverTargets
 )

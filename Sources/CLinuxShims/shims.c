@@ -112,6 +112,45 @@ int hal_evdev_has_rumble(int fd) {
 
 int hal_evdev_effect_slots(int fd, int *out) { return hal_ioctl(fd, EVIOCGEFFECTS, out); }
 
+const uint16_t HAL_FF_GAIN = FF_GAIN;
+
+int hal_evdev_has_gain(int fd) {
+    unsigned char ff[(FF_MAX + 8) / 8];
+    memset(ff, 0, sizeof ff);
+    int rc = hal_ioctl(fd, EVIOCGBIT(EV_FF, sizeof ff), ff);
+    if (rc < 0) return rc;
+    return (ff[FF_GAIN / 8] & (1u << (FF_GAIN % 8))) ? 1 : 0;
+}
+
+int hal_evdev_upload_rumble(int fd, int16_t *id, uint16_t strong, uint16_t weak, uint16_t length_ms) {
+    struct ff_effect effect;
+    memset(&effect, 0, sizeof effect);
+    effect.type = FF_RUMBLE;
+    effect.id = *id;
+    effect.replay.length = length_ms;
+    effect.u.rumble.strong_magnitude = strong;
+    effect.u.rumble.weak_magnitude = weak;
+    int rc = hal_ioctl(fd, EVIOCSFF, &effect);
+    if (rc < 0) return rc;
+    *id = effect.id;
+    return 0;
+}
+
+int hal_evdev_write_ff(int fd, uint16_t code, int32_t value) {
+    struct input_event event;
+    memset(&event, 0, sizeof event);
+    event.type = EV_FF;
+    event.code = code;
+    event.value = value;
+    ssize_t n = write(fd, &event, sizeof event);
+    if (n < 0) return -errno;
+    return n == (ssize_t)sizeof event ? 0 : -EIO;
+}
+
+int hal_evdev_erase(int fd, int16_t id) {
+    return hal_ioctl(fd, EVIOCRMFF, (void *)(intptr_t)id);
+}
+
 // ---- hidraw -----------------------------------------------------------------------------------
 int hal_hidraw_info(int fd, uint32_t *bustype, int16_t *vendor, int16_t *product) {
     struct hidraw_devinfo info;

@@ -53,6 +53,8 @@ struct HWProbe: Sendable {
             return try await GattCommand(console: console, transports: TransportFactory(bench: bench)).run(invocation)
         case "scan":
             return try await ScanCommand(console: console, registry: registry, transports: TransportFactory(bench: bench)).run(invocation)
+        case "haptics":
+            return try await HapticsCommand(console: console, sinks: HapticSinks(registry: registry, console: console)).run(invocation)
         default:
             throw CLIFailure(kind: .unsupported, message: "`\(invocation.command)` is not part of this build yet")
         }

@@ -46,6 +46,15 @@ int hal_evdev_id(int fd, hal_input_id *out);
 int hal_evdev_has_rumble(int fd);
 /// Number of force-feedback effects the device can hold at once (EVIOCGEFFECTS).
 int hal_evdev_effect_slots(int fd, int *out);
+/// 1 when the device takes a global force-feedback gain (FF_GAIN), 0 when not; -errno on failure.
+int hal_evdev_has_gain(int fd);
+/// Uploads (id < 0: a new effect; else replaces effect `*id`) an FF_RUMBLE effect with these
+/// magnitudes lasting `length_ms`; the kernel's id comes back in `*id`.
+int hal_evdev_upload_rumble(int fd, int16_t *id, uint16_t strong, uint16_t weak, uint16_t length_ms);
+/// Writes one EV_FF event: `code` an effect id (value: play count, 0 stops) or FF_GAIN.
+int hal_evdev_write_ff(int fd, uint16_t code, int32_t value);
+int hal_evdev_erase(int fd, int16_t id);
+extern const uint16_t HAL_FF_GAIN;
 
 // ---- hidraw -----------------------------------------------------------------------------------
 int hal_hidraw_info(int fd, uint32_t *bustype, int16_t *vendor, int16_t *product);

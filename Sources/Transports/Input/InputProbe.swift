@@ -58,23 +58,37 @@ public struct InputProbe: Sendable {
         var problems: [String] = []
         for name in names {
             let path = tree.devPath("input/\(name)")
-            do {
-                let info = try FileDescriptor.withOpened(path, .readOnly, nonBlocking: true) { fd throws(Errno) -> EvdevDeviceInfo in
-                    var nameBuffer = [CChar](repeating: 0, count: 256)
-                    _ = try check(hal_evdev_name(fd.rawValue, &nameBuffer, nameBuffer.count))
-                    var id = hal_input_id()
-                    _ = try check(hal_evdev_id(fd.rawValue, &id))
-                    let rumble = try check(hal_evdev_has_rumble(fd.rawValue)) == 1
-                    return EvdevDeviceInfo(path: path, name: text(of: nameBuffer),
-                                           identity: USBIdentity(vendor: id.vendor, product: id.product),
-                                           capabilities: rumble ? [.rumble] : [])
-                }
-                devices.append(info)
-            } catch {
-                problems.append(problem(opening: path, error))
-            }
+            do { devices.append(try evdevDevice(at: path)) } catch { problems.append(problem(opening: path, error)) }
         }
         return (devices, problems)
+    }
+
+    /// One evdev node's name, IDs and force-feedback capability.
+    public func evdevDevice(at path: String) throws(Errno) -> EvdevDeviceInfo {
+        try FileDescriptor.withOpened(path, .readOnly, nonBlocking: true) { fd throws(Errno) -> EvdevDeviceInfo in
+            var nameBuffer = [CChar](repeating: 0, count: 256)
+            _ = try check(hal_evdev_name(fd.rawValue, &nameBuffer, nameBuffer.count))
+            var id = hal_input_id()
+            _ = try check(hal_evdev_id(fd.rawValue, &id))
+            let rumble = try check(hal_evdev_has_rumble(fd.rawValue)) == 1
+            return EvdevDeviceInfo(path: path, name: text(of: nameBuffer),
+                                   identity: USBIdentity(vendor: id.vendor, product: id.product),
+                                   capabilities: rumble ? [.rumble] : [])
+        }
+    }
+
+    /// One hidraw node's name and USB IDs (HIDIOCGRAWINFO).
+    public func hidrawDevice(at path: String) throws(Errno) -> HidrawDeviceInfo {
+        try FileDescriptor.withOpened(path, .readOnly, nonBlocking: true) { fd throws(Errno) -> HidrawDeviceInfo in
+            var bus: UInt32 = 0
+            var vendor: Int16 = 0
+            var product: Int16 = 0
+            _ = try check(hal_hidraw_info(fd.rawValue, &bus, &vendor, &product))
+            var nameBuffer = [CChar](repeating: 0, count: 256)
+            _ = try check(hal_hidraw_name(fd.rawValue, &nameBuffer, nameBuffer.count))
+            return HidrawDeviceInfo(path: path, name: text(of: nameBuffer),
+                                    identity: USBIdentity(vendor: UInt16(bitPattern: vendor), product: UInt16(bitPattern: product)))
+        }
     }
 
     public func hidrawDevices() -> (devices: [HidrawDeviceInfo], problems: [String]) {
@@ -82,21 +96,7 @@ public struct InputProbe: Sendable {
         var problems: [String] = []
         for name in tree.listDev().filter({ $0.hasPrefix("hidraw") }) {
             let path = tree.devPath(name)
-            do {
-                let info = try FileDescriptor.withOpened(path, .readOnly, nonBlocking: true) { fd throws(Errno) -> HidrawDeviceInfo in
-                    var bus: UInt32 = 0
-                    var vendor: Int16 = 0
-                    var product: Int16 = 0
-                    _ = try check(hal_hidraw_info(fd.rawValue, &bus, &vendor, &product))
-                    var nameBuffer = [CChar](repeating: 0, count: 256)
-                    _ = try check(hal_hidraw_name(fd.rawValue, &nameBuffer, nameBuffer.count))
-                    return HidrawDeviceInfo(path: path, name: text(of: nameBuffer),
-                                            identity: USBIdentity(vendor: UInt16(bitPattern: vendor), product: UInt16(bitPattern: product)))
-                }
-                devices.append(info)
-            } catch {
-                problems.append(problem(opening: path, error))
-            }
+            do { devices.append(try hidrawDevice(at: path)) } catch { problems.append(problem(opening: path, error)) }
         }
         return (devices, problems)
     }

@@ -2,6 +2,7 @@
 enum Commands {
     static let json = OptionSpec(name: "--json", help: "print exactly one JSON object on stdout")
     static let hci = OptionSpec(name: "--hci", valueName: "URI", help: "HCI controller: hci:N, uart:/dev/ttyX?baud=…&rtscts=…, tcp:HOST:PORT or sim:")
+    static let haptics = OptionSpec(name: "--haptics", valueName: "URI", help: "play the flow's cues on a pad (usb:, hidraw:, evdev:) or on log: / bell:")
 
     static let all: [CommandSpec] = [
         CommandSpec(name: "list", synopsis: "hwprobe [list] [--hci URI]... [--scan-seconds S] [--json]",
@@ -17,20 +18,20 @@ enum Commands {
                     summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS.",
                     options: [hci, OptionSpec(name: "--timeout", valueName: "S", help: "give up after S seconds (default 30)"), json],
                     positionals: ["ADDRESS  the scale to use (optional)"], required: ["--hci"]),
-        CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--json]",
+        CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--haptics URI] [--json]",
                     summary: "Run the body-scan flow against a mirror.",
                     options: [hci, OptionSpec(name: "--mirror", valueName: "ADDRESS", help: "the mirror to use"),
                               OptionSpec(name: "--height-cm", valueName: "N", help: "the person's height (default 170)"),
                               OptionSpec(name: "--yes", help: "answer the flow's questions (pick the nearest mirror, confirm alignment)"),
-                              json],
+                              haptics, json],
                     required: ["--hci"]),
-        CommandSpec(name: "import", synopsis: "hwprobe import --camera URI [--password-file FILE] --out FILE [--force] [--json]",
+        CommandSpec(name: "import", synopsis: "hwprobe import --camera URI [--password-file FILE] --out FILE [--force] [--haptics URI] [--json]",
                     summary: "Scan a VB1 backup's codes from a camera, decrypt it and write the plaintext (mode 0600).",
                     options: [OptionSpec(name: "--camera", valueName: "URI", help: "v4l2:/dev/videoN, file:PATH[?pace=max] or sim:"),
                               OptionSpec(name: "--password-file", valueName: "FILE", help: "read the password from FILE instead of asking"),
                               OptionSpec(name: "--out", valueName: "FILE", help: "where to write the plaintext"),
                               OptionSpec(name: "--force", help: "replace an existing --out (only on success)"),
-                              json],
+                              haptics, json],
                     required: ["--camera", "--out"]),
         CommandSpec(name: "haptics", synopsis: "hwprobe haptics --device URI --cue NAME",
                     summary: "Play one cue: lightImpact, mediumImpact, selection, success, warning or error.",

@@ -9,6 +9,7 @@ import HAL
 struct ImportCommand: Sendable {
     var console: Console
     var bench: SimulatedBench
+    var registry = DriverRegistry(drivers: linkedDrivers)
 
     struct Report: Encodable {
         var backupId: String
@@ -26,6 +27,7 @@ struct ImportCommand: Sendable {
         }
         let uri: DeviceURI
         do { uri = try DeviceURI(parsing: cameraText) } catch { throw CLIFailure(kind: .usage, message: error.description) }
+        let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
         let force = invocation.has("--force")
         if FileManager.default.fileExists(atPath: out) && !force {
             throw CLIFailure(kind: .usage, message: "\(out) exists: choose another --out, or add --force to replace it on success")
@@ -40,7 +42,7 @@ struct ImportCommand: Sendable {
             throw CLIFailure(kind: .usage, message: "import asks for the password: run it in a terminal, or pass --password-file")
         }
         let motion = MotionSettings(reduceMotion: invocation.has("--reduce-motion"))
-        let presenter = FlowPresenter(console: console, sink: nil, noColorFlag: invocation.has("--no-color"),
+        let presenter = FlowPresenter(console: console, sink: sink, noColorFlag: invocation.has("--no-color"),
                                       verbose: invocation.has("--verbose"), json: invocation.wantsJSON)
 
         // 1. The codes.

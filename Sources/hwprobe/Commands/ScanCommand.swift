@@ -55,7 +55,8 @@ struct ScanCommand: Sendable {
         }
         let (transport, closeTransport) = try await transports.scaleTransport(for: uri, snoopPath: invocation.value("--btsnoop"))
         let flow = BodyScanFlow(transport: transport, clock: transports.clock(for: uri), configuration: configuration)
-        let presenter = FlowPresenter(console: console, sink: nil, noColorFlag: invocation.has("--no-color"),
+        let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
+        let presenter = FlowPresenter(console: console, sink: sink, noColorFlag: invocation.has("--no-color"),
                                       verbose: invocation.has("--verbose"), json: invocation.wantsJSON)
         let presenting = Task { await presenter.present(flow.outputs) }
         let interrupt = CancelOnInterrupt { flow.cancel() }

@@ -26,15 +26,26 @@ final class FlowPresenter: Sendable {
         cues = continuation
         let reported = Locked(false)
         player = Task {
+            guard let sink else {
+                for await _ in stream {}
+                return
+            }
+            // A new cue cuts the one still playing short (the sink's scheduler stops its motors),
+            // and starts only after that stop went out, so commands never interleave.
+            var playing: Task<Void, Never>?
             for await cue in stream {
-                guard let sink else { continue }
-                do { try await sink.play(cue) } catch {
-                    // A vanished pad is reported once; the flow goes on without haptics.
-                    if reported.withLock({ let first = !$0; $0 = true; return first }) {
-                        console.err("hwprobe: \(error)\n")
+                playing?.cancel()
+                playing = Task { [previous = playing] in
+                    await previous?.value
+                    do { try await sink.play(cue) } catch {
+                        // A vanished pad is reported once; the flow goes on without haptics.
+                        if reported.withLock({ let first = !$0; $0 = true; return first }) {
+                            console.err("hwprobe: \(error)\n")
+                        }
                     }
                 }
             }
+            await playing?.value
         }
     }
 
@@ -59,7 +70,7 @@ final class FlowPresenter: Sendable {
                 console.out(bytes)
             }
         case .cue(let cue):
-            if logCues { note("  ♪ " + LogHapticSink.describe(cue)) }
+            if logCues { note("  ♪ " + describeCue(cue)) }
             cues.yield(cue)
         case .announcement(let announcement):
             if verbose { console.err("» \(announcement.text)\n") }

@@ -1,5 +1,6 @@
 import Foundation
 import HAL
+import DeviceSupport
 import Testing
 @testable import Capture
 
@@ -7,9 +8,7 @@ import Testing
 /// (Tests/Fixtures/umockdev/v4l2_grey_camera.py): 5 numbered frames, then an unplug (ENODEV).
 /// Runs only inside umockdev; `V4L2CameraUmockdevLauncher` starts it there.
 @Suite struct V4L2UnderUmockdev {
-    static var inUmockdev: Bool { ProcessInfo.processInfo.environment["UMOCKDEV_DIR"] != nil }
-
-    @Test(.enabled(if: inUmockdev, "needs UMOCKDEV_DIR: run through V4L2CameraUmockdevLauncher"))
+    @Test(.enabled(if: UmockdevBench.inside, "needs UMOCKDEV_DIR: run through V4L2CameraUmockdevLauncher"))
     func streamsNumberedFramesThenDisappears() async throws {
         let camera = try V4L2Camera(path: "/dev/video0", width: 64, height: 48)
         #expect(camera.info.formats.map(\.fourcc) == ["GREY"])
@@ -35,32 +34,11 @@ import Testing
 }
 
 @Suite struct V4L2CameraUmockdevLauncher {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/umockdev")
-    static var available: Bool {
-        ProcessInfo.processInfo.environment["UMOCKDEV_DIR"] == nil
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/umockdev-wrapper")
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
-    }
-
-    @Test(.enabled(if: available, "needs umockdev-wrapper and /usr/bin/python3 with gi"), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: UmockdevBench.available, "needs umockdev-wrapper and /usr/bin/python3 with gi"), .timeLimit(.minutes(1)))
     func runsTheCameraTestUnderUmockdev() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/umockdev-wrapper")
-        let binary = ProcessInfo.processInfo.arguments[0]
-        process.arguments = ["/usr/bin/python3", Self.fixtures.appendingPathComponent("v4l2_grey_camera.py").path,
-                             Self.fixtures.appendingPathComponent("v4l2-grey-camera.umockdev").path, "--",
-                             binary, "--testing-library", "swift-testing", "--filter", "V4L2UnderUmockdev"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["TMPDIR"] = FileManager.default.temporaryDirectory.path
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "under umockdev:\n\(text)")
-        #expect(text.contains("streamsNumberedFramesThenDisappears() passed"), "under umockdev:\n\(text)")
+        let outcome = try UmockdevBench.run(script: "v4l2_grey_camera.py", device: "v4l2-grey-camera.umockdev",
+                                            filter: "V4L2UnderUmockdev")
+        #expect(outcome.status == 0, "under umockdev:\n\(outcome.output)")
+        #expect(outcome.passed("streamsNumberedFramesThenDisappears"), "under umockdev:\n\(outcome.output)")
     }
 }

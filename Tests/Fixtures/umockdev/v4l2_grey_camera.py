@@ -6,10 +6,8 @@ The testbed lives in this (preloaded) process; COMMAND inherits the preload and 
 The camera produces 5 frames, 100 ms apart, whose first pixel is the frame number (1..5), then
 answers DQBUF with ENODEV as if unplugged. Exits with COMMAND's exit code.
 """
-import errno, os, struct, subprocess, sys, time
-import gi
-gi.require_version("UMockdev", "1.0")
-from gi.repository import GLib, UMockdev
+import errno, os, struct, sys, time
+import umockdev_bench
 
 W, H = 64, 48
 SIZE = W * H
@@ -132,31 +130,8 @@ class Camera:
 
 
 def main():
-    device_file = sys.argv[1]
-    command = sys.argv[sys.argv.index("--") + 1:]
-    testbed = UMockdev.Testbed.new()
-    testbed.add_from_file(device_file)
-    node_file = os.path.join(testbed.get_root_dir(), "dev", "video0")
-    camera = Camera(node_file)
-    handler = UMockdev.IoctlBase()
-    handler.connect("handle-ioctl", camera.handle)
-    testbed.attach_ioctl("/dev/video0", handler)
-
-    loop = GLib.MainLoop()
-    child = subprocess.Popen(command)
-    result = {}
-
-    def check():
-        rc = child.poll()
-        if rc is not None:
-            result["rc"] = rc
-            loop.quit()
-            return False
-        return True
-
-    GLib.timeout_add(20, check)
-    loop.run()
-    sys.exit(result.get("rc", 1))
+    device_file, _, command = umockdev_bench.split_command(sys.argv)
+    umockdev_bench.run(device_file, "/dev/video0", lambda testbed, node_file: Camera(node_file), command)
 
 
 if __name__ == "__main__":

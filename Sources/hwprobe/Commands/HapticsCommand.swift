@@ -1,0 +1,47 @@
+import HAL
+
+/// `hwprobe haptics --device URI --cue NAME`: plays one cue and returns once it has finished.
+struct HapticsCommand: Sendable {
+    var console: Console
+    var sinks: HapticSinks
+
+    func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
+        guard let deviceText = invocation.value("--device"), let cueText = invocation.value("--cue") else {
+            throw CLIFailure(kind: .usage, message: "--device and --cue are required")
+        }
+        let uri: DeviceURI
+        do { uri = try DeviceURI(parsing: deviceText) } catch { throw CLIFailure(kind: .usage, message: error.description) }
+        guard uri.family == .haptics else {
+            throw CLIFailure(kind: .usage, message: "\(uri) is not a haptic device: use usb:VID:PID, hidraw:PATH, evdev:PATH, log: or bell:")
+        }
+        guard let cue = HapticCue(rawValue: cueText) else {
+            throw CLIFailure(kind: .usage, message: "unknown cue \(cueText): use one of "
+                             + HapticCue.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        var sinks = sinks
+        sinks.logToStandardOutput = true
+        let sink = try sinks.open(uri)
+        if uri == .log { console.out(describeCue(cue) + "\n") }
+        // The pattern's own length plus room for slow devices: a wedged pad cannot hold us forever.
+        let deadline = cue.pattern.totalDuration + .seconds(5)
+        let outcome: Result<Void, HapticError>? = await withTaskGroup(of: Result<Void, HapticError>?.self) { group in
+            group.addTask {
+                do throws(HapticError) { try await sink.play(cue) } catch { return .failure(error) }
+                return .success(())
+            }
+            group.addTask {
+                try? await ContinuousClock().sleep(for: deadline)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        switch outcome {
+        case .success: return 0
+        case .failure(let error): throw HapticSinks.failure(error)
+        case nil:
+            throw CLIFailure(kind: .timedOut, message: "\(uri) did not finish \(cue.rawValue) within \(deadline.milliseconds) ms: check the device")
+        }
+    }
+}
