@@ -35,7 +35,8 @@ enum V4L2Request {
 }
 
 /// A live V4L2 camera (`v4l2:/dev/videoN`): raw ioctls, mmap streaming, the cheapest grey path
-/// (see `V4L2GreyPath`). Formats needing conversion (MJPG, RGB) give `noUsableFormat` for now.
+/// (see `V4L2GreyPath`); cameras offering only formats that need decoding (MJPG, RGB…) are read
+/// through libv4l2's conversion instead (see `V4L2Calls`).
 public final class V4L2Camera: CameraSource {
     public let path: String
     public let info: CameraInfo
@@ -65,6 +66,9 @@ public final class V4L2Camera: CameraSource {
         }
     }
 
+    /// Whether the current stream goes through libv4l2's format conversion.
+    public var isConverting: Bool { running.withLock { $0?.calls.throughLibV4L2 ?? false } }
+
     public func start() async throws(CameraError) -> AsyncThrowingStream<GrayFrame, any Error> {
         await stop()
         let session = try Session.open(path: path, width: requestedWidth, height: requestedHeight)
@@ -90,6 +94,7 @@ public final class V4L2Camera: CameraSource {
     final class Session: Sendable {
         let path: String
         let fd: Int32
+        let calls: V4L2Calls
         let greyPath: V4L2GreyPath
         let width: Int
         let height: Int
@@ -99,10 +104,11 @@ public final class V4L2Camera: CameraSource {
         let stopFlag = Atomic<Bool>(false)
         let finished = Atomic<Bool>(false)
 
-        private init(path: String, fd: Int32, greyPath: V4L2GreyPath, width: Int, height: Int, bytesPerLine: Int,
+        private init(path: String, fd: Int32, calls: V4L2Calls, greyPath: V4L2GreyPath, width: Int, height: Int, bytesPerLine: Int,
                      buffers: [(address: UInt, length: Int)]) {
             self.path = path
             self.fd = fd
+            self.calls = calls
             self.greyPath = greyPath
             self.width = width
             self.height = height
@@ -114,6 +120,7 @@ public final class V4L2Camera: CameraSource {
             let fd = hal_open(path, O_RDWR | O_NONBLOCK)
             guard fd >= 0 else { throw V4L2Probe.explain(Errno(-fd), path: path) }
             var mapped: [(address: UInt, length: Int)] = []
+            var calls = V4L2Calls.direct
             do {
                 var caps = hal_v4l2_caps()
                 try call(hal_v4l2_querycap(fd, &caps), path)
@@ -130,7 +137,14 @@ public final class V4L2Camera: CameraSource {
                     try call(rc, path)
                     offered.append(fourcc)
                 }
-                guard let wanted = V4L2GreyPath.choose(from: offered) else { throw CameraError.noUsableFormat(path) }
+                var wanted = V4L2GreyPath.choose(from: offered)
+                if wanted == nil, !offered.isEmpty {
+                    // Nothing readable as it comes: let libv4l2 decode to YU12.
+                    guard V4L2Calls.converting.adopt(fd) else { throw CameraError.noUsableFormat("\(path) (libv4l2 cannot convert its formats)") }
+                    calls = .converting
+                    wanted = .yu12
+                }
+                guard let wanted else { throw CameraError.noUsableFormat(path) }
 
                 var format = v4l2_format()
                 format.type = V4L2Request.captureType
@@ -138,7 +152,7 @@ public final class V4L2Camera: CameraSource {
                 format.fmt.pix.height = UInt32(height)
                 format.fmt.pix.pixelformat = wanted.fourcc
                 format.fmt.pix.field = 1 // V4L2_FIELD_NONE
-                try call(hal_ioctl(fd, V4L2Request.setFormat, &format), path)
+                try call(calls.ioctl(fd, V4L2Request.setFormat, &format), path)
                 // The driver may adjust size or even the format: use what it actually set.
                 guard let granted = V4L2GreyPath(fourcc: format.fmt.pix.pixelformat) else { throw CameraError.noUsableFormat(path) }
 
@@ -146,7 +160,7 @@ public final class V4L2Camera: CameraSource {
                 request.count = 4
                 request.type = V4L2Request.captureType
                 request.memory = V4L2Request.memoryMmap
-                try call(hal_ioctl(fd, V4L2Request.requestBuffers, &request), path)
+                try call(calls.ioctl(fd, V4L2Request.requestBuffers, &request), path)
                 guard request.count > 0 else { throw CameraError.io("\(path): the driver granted no buffers") }
 
                 for index in 0..<request.count {
@@ -154,10 +168,9 @@ public final class V4L2Camera: CameraSource {
                     buffer.index = index
                     buffer.type = V4L2Request.captureType
                     buffer.memory = V4L2Request.memoryMmap
-                    try call(hal_ioctl(fd, V4L2Request.queryBuffer, &buffer), path)
+                    try call(calls.ioctl(fd, V4L2Request.queryBuffer, &buffer), path)
                     let length = Int(buffer.length)
-                    let address = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(buffer.m.offset))
-                    guard let address, Int(bitPattern: address) != -1 else {
+                    guard let address = calls.map(fd, length: length, offset: buffer.m.offset) else {
                         throw V4L2Probe.explain(Errno.current, path: path)
                     }
                     mapped.append((UInt(bitPattern: address), length))
@@ -167,21 +180,17 @@ public final class V4L2Camera: CameraSource {
                     buffer.index = index
                     buffer.type = V4L2Request.captureType
                     buffer.memory = V4L2Request.memoryMmap
-                    try call(hal_ioctl(fd, V4L2Request.queueBuffer, &buffer), path)
+                    try call(calls.ioctl(fd, V4L2Request.queueBuffer, &buffer), path)
                 }
                 var type = Int32(V4L2Request.captureType)
-                try call(hal_ioctl(fd, V4L2Request.streamOn, &type), path)
-                return Session(path: path, fd: fd, greyPath: granted, width: Int(format.fmt.pix.width),
+                try call(calls.ioctl(fd, V4L2Request.streamOn, &type), path)
+                return Session(path: path, fd: fd, calls: calls, greyPath: granted, width: Int(format.fmt.pix.width),
                                height: Int(format.fmt.pix.height), bytesPerLine: Int(format.fmt.pix.bytesperline),
                                buffers: mapped)
-            } catch let error as CameraError {
-                for buffer in mapped { munmap(UnsafeMutableRawPointer(bitPattern: buffer.address), buffer.length) }
-                _ = Glibc.close(fd)
-                throw error
             } catch {
-                for buffer in mapped { munmap(UnsafeMutableRawPointer(bitPattern: buffer.address), buffer.length) }
-                _ = Glibc.close(fd)
-                throw .io("\(path): \(error)")
+                for buffer in mapped { calls.unmap(buffer.address, length: buffer.length) }
+                calls.close(fd)
+                throw error as? CameraError ?? .io("\(path): \(error)")
             }
         }
 
@@ -202,7 +211,7 @@ public final class V4L2Camera: CameraSource {
                 var buffer = v4l2_buffer()
                 buffer.type = V4L2Request.captureType
                 buffer.memory = V4L2Request.memoryMmap
-                let rc = polled > 0 ? hal_ioctl(fd, V4L2Request.dequeueBuffer, &buffer) : -EAGAIN
+                let rc = polled > 0 ? calls.ioctl(fd, V4L2Request.dequeueBuffer, &buffer) : -EAGAIN
                 if rc == -EAGAIN {
                     if clock.now - lastFrame > timeout { failure = .timedOut(path); break }
                     if polled > 0 { usleep(5_000) } // a node that polls readable without a frame: don't spin
@@ -224,13 +233,13 @@ public final class V4L2Camera: CameraSource {
                                                      timestamp: stamp - start, sequence: UInt64(buffer.sequence)))
                     }
                 }
-                let requeue = hal_ioctl(fd, V4L2Request.queueBuffer, &buffer)
+                let requeue = calls.ioctl(fd, V4L2Request.queueBuffer, &buffer)
                 if requeue == -ENODEV || requeue == -EIO || requeue == -ENXIO { failure = .disappeared(path); break }
             }
             var type = Int32(V4L2Request.captureType)
-            _ = hal_ioctl(fd, V4L2Request.streamOff, &type)
-            for buffer in buffers { munmap(UnsafeMutableRawPointer(bitPattern: buffer.address), buffer.length) }
-            _ = Glibc.close(fd)
+            _ = calls.ioctl(fd, V4L2Request.streamOff, &type)
+            for buffer in buffers { calls.unmap(buffer.address, length: buffer.length) }
+            calls.close(fd)
             finished.store(true, ordering: .releasing)
             if let failure { continuation.finish(throwing: failure) } else { continuation.finish() }
         }

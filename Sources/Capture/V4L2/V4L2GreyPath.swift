@@ -1,8 +1,8 @@
 import HAL
 
 /// How a V4L2 pixel format becomes a grey plane, cheapest first. Pure, so it is unit-tested.
-/// Formats that need real conversion (MJPG, RGB, …) are not handled yet: that is what libv4l2's
-/// conversion can add later; for now they give `CameraError.noUsableFormat`.
+/// Formats that need real decoding (MJPG, RGB, …) have no path here: V4L2Camera asks libv4l2
+/// to convert them to YU12 and then takes its Y plane.
 public enum V4L2GreyPath: Sendable, Hashable, CaseIterable {
     /// GREY (a.k.a. Y8): the buffer is the grey plane.
     case grey
