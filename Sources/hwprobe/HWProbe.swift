@@ -10,6 +10,7 @@ struct HWProbe: Sendable {
     var bench = SimulatedBench(clock: ScaledClock(speed: simulationSpeed(default: 1)))
     /// The demo plays the bench four times faster than life, so it finishes in seconds.
     var demoSpeed = simulationSpeed(default: 4)
+    var importQuestions = ImportQuestions()
 
     func run(_ arguments: [String]) async -> Int32 {
         let invocation: Invocation
@@ -46,7 +47,7 @@ struct HWProbe: Sendable {
         case "list": return try await list(invocation)
         case "demo": return try await DemoCommand(console: console, registry: registry, speed: demoSpeed).run(invocation)
         case "import":
-            return try await ImportCommand(console: console, bench: bench).run(invocation)
+            return try await ImportCommand(console: console, bench: bench, registry: registry, questions: importQuestions).run(invocation)
         case "weigh":
             return try await WeighCommand(console: console, registry: registry, transports: TransportFactory(bench: bench, registry: registry)).run(invocation)
         case "gatt":

@@ -158,3 +158,64 @@ import MediaSupport
         #expect(try JSONShape.parse(result.out)["error"]?["kind"]?.string == "incomplete")
     }
 }
+
+/// Interactively, a camera that stops before the set is complete keeps the codes scanned so far
+/// and the scan carries on from the camera the person names next.
+@Suite struct ImportResumeTests {
+    static func video(_ texts: [String], at path: String) throws {
+        let writer = try Y4MWriter(path: path, width: 320, height: 240, frameRateNumerator: 10, frameRateDenominator: 1)
+        for (index, text) in texts.enumerated() { try writer.write(QRFixture.frame(text, sequence: UInt64(index))) }
+        writer.close()
+    }
+
+    func run(_ arguments: [String], nextCameras: [String?]) async -> (code: Int32, out: String, err: String, asked: Int) {
+        let captured = CapturedConsole()
+        let answers = Locked(nextCameras)
+        let asked = Locked(0)
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.importQuestions = ImportQuestions(
+            isInteractive: { true },
+            password: { _ in ImportFromVideoTests.password },
+            nextCamera: { _ in
+                asked.withLock { $0 += 1 }
+                return answers.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            })
+        let code = await cli.run(arguments)
+        return (code, captured.stdout, captured.stderr, asked.withLock { $0 })
+    }
+
+    func codes() throws -> [String] {
+        let container = try VB1Container.write(plaintext: ImportFromVideoTests.plaintext, password: ImportFromVideoTests.password,
+                                               parameters: ScryptParameters(logN: 12, r: 8, p: 1))
+        return try VB1Code.split(container: container.bytes, into: 3).map(\.text)
+    }
+
+    @Test func theScanCarriesOnFromAnotherCamera() async throws {
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        let codes = try codes()
+        let first = scratch.path("first.y4m"), second = scratch.path("second.y4m")
+        try Self.video([codes[0], codes[2]], at: first)
+        try Self.video([codes[2], codes[1]], at: second)
+        let out = scratch.path("vault.json")
+        let result = await run(["import", "--camera", "file:\(first)?pace=max", "--out", out, "--no-color"],
+                               nextCameras: ["file:/nonexistent.y4m", "file:\(second)?pace=max"])
+        #expect(result.code == 0, "\(result.err.suffix(600))")
+        #expect(result.out.contains("The camera stopped after 2 of 3 codes; they are kept."))
+        #expect(result.asked == 2)  // the missing file was reported and the question asked again
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out))) == ImportFromVideoTests.plaintext)
+    }
+
+    @Test func stoppingKeepsTheIncompleteExit() async throws {
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        let codes = try codes()
+        let first = scratch.path("first.y4m")
+        try Self.video([codes[1]], at: first)
+        let out = scratch.path("vault.json")
+        let result = await run(["import", "--camera", "file:\(first)?pace=max", "--out", out, "--no-color"], nextCameras: ["q"])
+        #expect(result.code == 1)
+        #expect(result.err.contains("the camera stopped after 1 of 3 codes"))
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+}

@@ -10,6 +10,7 @@ struct ImportCommand: Sendable {
     var console: Console
     var bench: SimulatedBench
     var registry = DriverRegistry(drivers: linkedDrivers)
+    var questions = ImportQuestions()
 
     struct Report: Encodable {
         var backupId: String
@@ -38,7 +39,7 @@ struct ImportCommand: Sendable {
             filePassword = try Self.readPassword(from: passwordFile)
         }
         let unattended = passwordFile != nil || invocation.wantsJSON
-        if !unattended && isatty(STDIN_FILENO) != 1 {
+        if !unattended && !questions.isInteractive() {
             throw CLIFailure(kind: .usage, message: "import asks for the password: run it in a terminal, or pass --password-file")
         }
         let motion = MotionSettings(reduceMotion: invocation.has("--reduce-motion"))
@@ -51,7 +52,23 @@ struct ImportCommand: Sendable {
         let importer = BackupImportFlow(codes: source, clock: clock, motion: motion, unattended: unattended)
         let drawing = Task { await presenter.present(importer.outputs) }
         let interrupt = CancelOnInterrupt { importer.cancel() }
-        let scanned = await importer.run()
+        var scanned = await importer.run()
+        // Interactively, a camera that stops early (unplugged, or a file that ran out) is not the
+        // end: the codes so far are kept and the scan carries on from another source.
+        while case .sourceEnded(let count, let total) = scanned, !unattended {
+            presenter.note("The camera stopped after \(count) of \(total.map(String.init) ?? "?") codes; they are kept.")
+            guard let answer = questions.nextCamera("Reconnect it and press Enter to carry on, give another camera URI, or type q to stop: "),
+                  answer.trimmingCharacters(in: .whitespaces) != "q" else { break }
+            let text = answer.trimmingCharacters(in: .whitespaces)
+            do {
+                let next = text.isEmpty ? uri : try DeviceURI(parsing: text)
+                scanned = await importer.resume(with: try await codeSource(for: next, clock: clock))
+            } catch let error as CLIFailure {
+                presenter.note("hwprobe: \(error.message)")
+            } catch {
+                presenter.note("hwprobe: \(error)")
+            }
+        }
         interrupt.stop()
         // A source that ended leaves the flow open for another camera; this command has no other,
         // so end the flow for good (that also ends its outputs).
@@ -95,7 +112,7 @@ struct ImportCommand: Sendable {
                 }
                 if let filePassword {
                     decrypt.submit(password: filePassword)
-                } else if let typed = PasswordPrompt.read("Backup password: ") {
+                } else if let typed = questions.password("Backup password: ") {
                     decrypt.submit(password: typed)
                 } else {
                     decrypt.dismiss()
@@ -152,6 +169,19 @@ struct ImportCommand: Sendable {
         var text = String(decoding: data, as: UTF8.self)
         if text.hasSuffix("\r\n") { text.removeLast(2) } else if text.hasSuffix("\n") { text.removeLast() }
         return text
+    }
+}
+
+/// What `import` asks a person, from the terminal unless a test answers instead.
+struct ImportQuestions: Sendable {
+    var isInteractive: @Sendable () -> Bool = { isatty(STDIN_FILENO) == 1 }
+    /// The password, typed without echo; nil when input ended.
+    var password: @Sendable (String) -> String? = { PasswordPrompt.read($0) }
+    /// After the camera stopped early: a camera URI to carry on with (empty: the same one
+    /// again), "q" or nil to stop.
+    var nextCamera: @Sendable (String) -> String? = { prompt in
+        FileHandle.standardError.write(Data(prompt.utf8))
+        return readLine(strippingNewline: true)
     }
 }
 
