@@ -50,6 +50,9 @@ let package = Package(
             dependencies: ["HAL", "Transports", "Capture", "Flows"] + driverTargets.map { .target(name: $0.name) },
             path: "Sources/hwprobe"),
 
+        // Runs the flows many times with random faults and checks how each run ends (issue 9).
+        .executableTarget(name: "soak", dependencies: ["HAL", "Transports", "Capture", "Flows", "MirrorProfile", "PeerSupport", "MediaSupport"],
+                          path: "Tests/Soak"),
         .executableTarget(name: "ble-bench", dependencies: ["HAL", "Transports", "PeerSupport"], path: "Benchmarks/BLEBench"),
         .testTarget(name: "HALTests", dependencies: ["HAL"], path: "Tests/HALTests"),
         // Starts and talks to the bumble peers (Tests/Peers) for the real-path tests of several targets.

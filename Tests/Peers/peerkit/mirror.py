@@ -60,6 +60,11 @@ def kg_units(kg: float) -> int:
     return int(round(kg / 0.005))
 
 
+# Faults that fire when the mirror enters a given state (`state`, then `after_ms`).
+STATE_FAULTS = ("disconnect", "error", "silence", "stall", "malformed")
+ATT_CID = 0x0004
+
+
 def state_index(name) -> int:
     if isinstance(name, int):
         return name
@@ -183,7 +188,7 @@ class MirrorBehavior(_p.Behavior):
         return fault
 
     def _check_state_faults(self, state: int) -> None:
-        for name in ("disconnect", "error", "silence"):
+        for name in STATE_FAULTS:
             fault = self.faults.get(name)
             if fault is None or fault.get("stateIndex") != state:
                 continue
@@ -201,6 +206,45 @@ class MirrorBehavior(_p.Behavior):
             self._enter(ERROR, fault.get("code", 0xFF))
         elif name == "silence":
             self.silent = True
+        elif name == "stall":
+            # Silent for a while (real milliseconds), then carries on and repeats where it is.
+            self.silent = True
+            await asyncio.sleep(fault.get("ms", 500) / 1000)
+            self.silent = False
+            for characteristic in ("scale", "alignment", "scanState"):
+                self._notify(characteristic)
+        elif name == "malformed":
+            self._send_malformed(fault.get("kind", "short_value"))
+
+    def _send_malformed(self, kind: str) -> None:
+        """Bytes a broken mirror might send; a robust central drops them and carries on."""
+        if kind == "truncated_att":  # a Handle Value Notification cut inside its handle
+            self.connection.send_l2cap_pdu(ATT_CID, bytes([0x1B, 0x05]))
+        elif kind == "unknown_opcode":  # an ATT opcode nobody defined
+            self.connection.send_l2cap_pdu(ATT_CID, bytes([0x7E, 0x01, 0x02]))
+        elif kind == "short_value":  # a scanState value one byte long
+            self._spawn(self.peripheral.device.notify_subscribers(self.chars["scanState"], b"\x01"))
+        elif kind == "bad_state":  # a scanState naming no state of the profile
+            self._spawn(self.peripheral.device.notify_subscribers(self.chars["scanState"], bytes([0xEE, 0, 0])))
+        else:
+            raise ValueError(f"unknown malformed kind {kind!r}")
+
+    def delayed(self, handler):
+        """Wraps a write handler: while a `delay_writes` fault lasts, the write response comes
+        `ms` real milliseconds late (bumble awaits a handler that returns a coroutine)."""
+        def write(connection, value):
+            fault = self.faults.get("delay_writes")
+            if fault is None:
+                return handler(connection, value)
+            fault["count"] -= 1
+            if fault["count"] <= 0:
+                self._fire("delay_writes")
+
+            async def late():
+                await asyncio.sleep(fault["ms"] / 1000)
+                handler(connection, value)
+            return late()
+        return write
 
     # -- link ----------------------------------------------------------------------------
     def on_connection(self, connection) -> None:
@@ -367,10 +411,14 @@ class MirrorBehavior(_p.Behavior):
             self._notify("deviceInfo")
         elif fault == "clear":
             self.faults.clear()
-        elif fault in ("disconnect", "error", "silence"):
+        elif fault in STATE_FAULTS:
             entry = {"state": request.get("state", "idle"),
                      "stateIndex": state_index(request.get("state", "idle")),
                      "after_ms": int(request.get("after_ms", 0))}
+            if fault == "stall":
+                entry["ms"] = int(request.get("ms", 500))
+            if fault == "malformed":
+                entry["kind"] = str(request.get("kind", "short_value"))
             if fault == "disconnect":
                 entry["reason"] = int(str(request.get("reason", 8)), 0)
             if fault == "error":
@@ -382,9 +430,11 @@ class MirrorBehavior(_p.Behavior):
             self.faults[fault] = {"progress": int(request.get("progress", 50))}
         elif fault == "scale_never_present":
             self.faults[fault] = {}
+        elif fault == "delay_writes":
+            self.faults[fault] = {"ms": int(request.get("ms", 200)), "count": int(request.get("count", 1))}
         else:
-            raise ValueError("fault must be disconnect, error, silence, step_off_early, "
-                             "scale_never_present, battery or clear")
+            raise ValueError("fault must be disconnect, error, silence, stall, malformed, step_off_early, "
+                             "scale_never_present, delay_writes, battery or clear")
         return {"faults": self._faults_json()}
 
     def _faults_json(self) -> dict:
@@ -426,9 +476,9 @@ def mirror(speed: float = 10.0) -> _p.Profile:
         "deviceInfo": Characteristic(uuid("deviceInfo"), P.READ, _p.READABLE,
                                      CharacteristicValue(read=reader("deviceInfo"))),
         "init": Characteristic(uuid("init"), P.WRITE, _p.WRITEABLE,
-                               CharacteristicValue(read=_p._deny_read, write=behavior.write_init)),
+                               CharacteristicValue(read=_p._deny_read, write=behavior.delayed(behavior.write_init))),
         "scanToken": Characteristic(uuid("scanToken"), P.WRITE, _p.WRITEABLE,
-                                    CharacteristicValue(read=_p._deny_read, write=behavior.write_token)),
+                                    CharacteristicValue(read=_p._deny_read, write=behavior.delayed(behavior.write_token))),
         "scanState": Characteristic(uuid("scanState"), P.READ | P.NOTIFY, _p.READABLE,
                                     CharacteristicValue(read=reader("scanState"))),
         "scale": Characteristic(uuid("scale"), P.READ | P.NOTIFY, _p.READABLE,
@@ -436,7 +486,7 @@ def mirror(speed: float = 10.0) -> _p.Profile:
         "alignment": Characteristic(uuid("alignment"), P.READ | P.NOTIFY, _p.READABLE,
                                     CharacteristicValue(read=reader("alignment"))),
         "control": Characteristic(uuid("control"), P.WRITE, _p.WRITEABLE,
-                                  CharacteristicValue(read=_p._deny_read, write=behavior.write_control)),
+                                  CharacteristicValue(read=_p._deny_read, write=behavior.delayed(behavior.write_control))),
         "result": Characteristic(uuid("result"), P.READ, _p.READABLE,
                                  CharacteristicValue(read=reader("result"))),
     }

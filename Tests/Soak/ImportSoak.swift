@@ -1,0 +1,159 @@
+import Capture
+import Flows
+import Foundation
+import HAL
+import MediaSupport
+
+/// Backup imports from generated videos (qrencode-drawn codes in a Y4M file read by our file
+/// camera and the decoding pipeline), one random fault per run, each checked against the
+/// outcome the import and decrypt flows must reach.
+struct ImportSoak {
+    struct Fault {
+        var label: String
+        var expected: String
+    }
+
+    static let password = "soak password"
+    var random: SeededRandom
+    let directory: URL
+
+    mutating func nextFault() -> Fault {
+        switch Int.random(in: 0..<8, using: &random) {
+        case 0: Fault(label: "none", expected: "decrypted")
+        case 1: Fault(label: "wrongPassword", expected: "wrongPassword")
+        case 2: Fault(label: "alteredPayload", expected: "damaged")
+        case 3: Fault(label: "conflictingDuplicate", expected: "damaged")
+        case 4: Fault(label: "missingCode", expected: "sourceEnded")
+        case 5: Fault(label: "truncatedFile", expected: "sourceEnded")
+        case 6: Fault(label: "strayCodes", expected: "decrypted")
+        default: Fault(label: "noiseAndRepeats", expected: "decrypted")
+        }
+    }
+
+    /// Draws the video a fault calls for; returns its path and the plaintext inside.
+    mutating func makeVideo(for fault: Fault, run: Int) throws -> (path: String, plaintext: [UInt8]) {
+        let plaintext = Array("{\"run\":\(run),\"secret\":\"\(UInt64.random(in: 0...UInt64.max, using: &random))\"}".utf8)
+        let container = try VB1Container.write(plaintext: plaintext, password: Self.password,
+                                               parameters: ScryptParameters(logN: 10, r: 8, p: 1))
+        let count = Int.random(in: 2...4, using: &random)
+        var codes = try VB1Code.split(container: container.bytes, into: count).map(\.text)
+        var shown = codes.shuffled(using: &random)
+        switch fault.label {
+        case "alteredPayload":
+            let i = Int.random(in: 0..<count, using: &random)
+            codes[i] = try Self.altered(codes[i])
+            shown = codes.shuffled(using: &random)
+        case "conflictingDuplicate":
+            let i = Int.random(in: 0..<count, using: &random)
+            shown.insert(try Self.altered(codes[i]), at: 0)
+        case "missingCode":
+            shown.removeLast()
+        case "strayCodes":
+            let other = try VB1Container.write(plaintext: Array("other".utf8), password: "x", parameters: ScryptParameters(logN: 10, r: 8, p: 1))
+            let stray = try VB1Code.split(container: other.bytes, into: 2).map(\.text)
+            shown.insert(stray[0], at: 0)
+            shown.insert("https://example.com/not-a-backup", at: 1)
+        case "noiseAndRepeats":
+            shown += shown.prefix(2)
+        default: break
+        }
+        let path = directory.appendingPathComponent("run\(run).y4m").path
+        let writer = try Y4MWriter(path: path, width: 320, height: 240, frameRateNumerator: 10, frameRateDenominator: 1)
+        var sequence: UInt64 = 0
+        for text in shown {
+            try writer.write(QRFixture.blank(sequence: sequence))
+            sequence += 1
+            try writer.write(QRFixture.frame(text, sequence: sequence))
+            sequence += 1
+        }
+        writer.close()
+        if fault.label == "truncatedFile" {
+            // Cut the file inside the frame that shows the last code.
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+            let size = try handle.seekToEnd()
+            try handle.truncate(atOffset: size - UInt64(320 * 240 / 2))
+            try handle.close()
+        }
+        return (path, plaintext)
+    }
+
+    /// The same code with one data byte changed (still valid Base45, same index and ID).
+    static func altered(_ text: String) throws -> String {
+        let code = try VB1Code(parsing: text)
+        var data = code.data
+        data[data.count / 2] ^= 0x5A
+        return try VB1Code(id: code.id, index: code.index, count: code.count, data: data).text
+    }
+
+    struct Run {
+        var fault: Fault
+        var outcome: String
+        var leftovers: [String]
+    }
+
+    mutating func run(_ fault: Fault, number: Int, baseline: ProcessResources) async throws -> Run {
+        let (path, plaintext) = try makeVideo(for: fault, run: number)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let clock = ContinuousClock()
+        var importBox: WeakBox?
+        var decryptBox: WeakBox?
+        var outcome = "?"
+        do {
+            let camera = try FileCameraSource(path: path, paced: false)
+            let importer = BackupImportFlow(codes: DecodingPipeline(camera: camera, decoder: ZBarDecoder()), clock: clock, unattended: true)
+            importBox = WeakBox(importer)
+            let drain = Task { for await _ in importer.outputs {} }
+            let scanned = await importer.run()
+            if case .sourceEnded = scanned { importer.cancel() }
+            await drain.value
+            switch scanned {
+            case .completed(let container, _, _):
+                let password = fault.label == "wrongPassword" ? "not the password" : Self.password
+                let (result, derivations) = await Self.decrypt(container, password: password, clock: clock, box: &decryptBox)
+                if derivations != 0 { outcome = "derivation left running" } else {
+                    switch result {
+                    case .decrypted(let bytes): outcome = bytes == plaintext ? "decrypted" : "decrypted wrong bytes"
+                    case .damaged: outcome = "decryptDamaged"
+                    case .unsupported: outcome = "unsupported"
+                    case .cancelled: outcome = "wrongPassword"
+                    }
+                }
+            case .damaged: outcome = "damaged"
+            case .sourceEnded: outcome = "sourceEnded"
+            case .cancelled: outcome = "cancelled"
+            }
+        } catch {
+            outcome = "error: \(error)"
+        }
+        var leftovers: [String] = []
+        let after = await ProcessResources.settle(to: baseline)
+        if after.fileDescriptors > baseline.fileDescriptors { leftovers.append("fds \(baseline.fileDescriptors)→\(after.fileDescriptors)") }
+        if after.threads > baseline.threads { leftovers.append("threads \(baseline.threads)→\(after.threads)") }
+        for _ in 0..<50 where importBox?.isAlive == true || decryptBox?.isAlive == true { try? await Task.sleep(for: .milliseconds(10)) }
+        if importBox?.isAlive == true { leftovers.append("import flow still referenced") }
+        if decryptBox?.isAlive == true { leftovers.append("decrypt flow still referenced") }
+        return Run(fault: fault, outcome: outcome, leftovers: leftovers)
+    }
+
+    /// Types `password` once, as hwprobe's unattended import does; a refusal ends the attempt.
+    static func decrypt(_ container: [UInt8], password: String, clock: ContinuousClock, box: inout WeakBox?) async -> (DecryptOutcome, Int) {
+        let flow = BackupDecryptFlow(container: container, clock: clock)
+        box = WeakBox(flow)
+        let typing = Task {
+            var typed = false
+            for await output in flow.outputs {
+                guard case .screen(let screen) = output, case .passwordField(let field) = screen.content,
+                      field.status != .disabled else { continue }
+                if !typed, field.maskedLength == 0 {
+                    typed = true
+                    flow.submit(password: password)
+                } else if typed, screen.footer?.text == "Incorrect password" {
+                    flow.dismiss()
+                }
+            }
+        }
+        let outcome = await flow.run()
+        await typing.value
+        return (outcome, flow.runningDerivations)
+    }
+}
