@@ -2,7 +2,7 @@
 // plays cues through RumbleScheduler on a sped-up clock, so the umockdev tests in PluginsTests
 // can check the exact bytes that reach the emulated device.
 //
-//   pad-probe URI [--cues all|NAME,NAME…] [--speed N] [--detach-kernel-driver]
+//   pad-probe URI [--cues all|none|NAME,NAME…] [--speed N] [--detach-kernel-driver]
 //                 [--await-input-report] [--unplug-after N]
 //
 // It prints one line per event (`played CUE`, `failed CUE: message`, `command N`, `commands N`,
@@ -89,7 +89,7 @@ func fail(_ message: String, code: Int32) -> Never {
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let uriText = arguments.first, !uriText.hasPrefix("-") else {
-    fail("usage: pad-probe URI [--cues all|NAME,…] [--speed N] [--detach-kernel-driver] [--await-input-report] [--unplug-after N]", code: 1)
+    fail("usage: pad-probe URI [--cues all|none|NAME,…] [--speed N] [--detach-kernel-driver] [--await-input-report] [--unplug-after N]", code: 1)
 }
 arguments.removeFirst()
 var cues = HapticCue.allCases
@@ -103,7 +103,9 @@ while let option = arguments.first {
     case "--cues":
         guard let list = arguments.first else { fail("--cues needs a value", code: 1) }
         arguments.removeFirst()
-        if list != "all" {
+        if list == "none" {
+            cues = []
+        } else if list != "all" {
             cues = list.split(separator: ",").map { name in
                 guard let cue = HapticCue(rawValue: String(name)) else { fail("unknown cue \(name)", code: 1) }
                 return cue
@@ -131,14 +133,18 @@ do {
 }
 
 let actuator: any RumbleActuator
+var close: () -> Void = {}
 var inputReport: (@Sendable () async throws(HapticError) -> [UInt8]?)?
 do throws(HapticError) {
     switch uri {
     case .usb:
-        actuator = try Xbox360PadDriver(detachKernelDriver: detach).open(uri)
+        let pad = try Xbox360PadDriver(detachKernelDriver: detach).open(uri)
+        actuator = pad
+        close = { pad.close() }
     case .hidraw:
         let pad = try DualShock4Driver().open(uri)
         actuator = pad
+        close = { pad.close() }
         inputReport = { () throws(HapticError) -> [UInt8]? in
             do {
                 return try await pad.device.readInputReport(timeout: .seconds(5))
@@ -175,3 +181,5 @@ if awaitInputReport, let inputReport {
     }
     say("input-report " + report.map { String(format: "%02x", $0) }.joined())
 }
+close()
+say("closed")

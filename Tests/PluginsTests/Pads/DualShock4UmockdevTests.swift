@@ -69,7 +69,7 @@ struct DualShock4UmockdevTests {
     func unplugDuringACueIsReportedOnce() throws {
         let scratch = try UmockdevPad.Scratch()
         let run = try UmockdevPad.run("/usr/bin/umockdev-wrapper", [
-            "/usr/bin/python3", UmockdevPad.unplugWrapper.path, UmockdevPad.ds4Device.path,
+            "/usr/bin/python3", UmockdevPad.testbed.path, UmockdevPad.ds4Device.path,
             "--hidraw", "/dev/hidraw0=3:054c:09cc:\(UmockdevPad.ds4ReportDescriptor.path)", "--",
             UmockdevPad.probe.path, "hidraw:/dev/hidraw0", "--cues", "error,success,warning", "--unplug-after", "2",
         ], in: scratch.url)

@@ -12,7 +12,8 @@ enum UmockdevPad {
     static let xboxSysfsPath = "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2"
     static let ds4Device = fixtures.appendingPathComponent("dualshock4-usb.umockdev")
     static let ds4ReportDescriptor = fixtures.appendingPathComponent("dualshock4-usb-report-descriptor.hex")
-    static let unplugWrapper = fixtures.appendingPathComponent("pad_unplug.py")
+    /// A Python testbed that can unplug the pad on cue or hold it with xpad (see the script).
+    static let testbed = fixtures.appendingPathComponent("pad_testbed.py")
 
     static var available: Bool {
         ProcessInfo.processInfo.environment["UMOCKDEV_DIR"] == nil

@@ -90,7 +90,7 @@ struct Xbox360UmockdevTests {
         }
         let pcap = try scratch.write(Data(capture.bytes), to: "xbox360.pcap")
         let run = try UmockdevPad.run("/usr/bin/umockdev-wrapper", [
-            "/usr/bin/python3", UmockdevPad.unplugWrapper.path, UmockdevPad.xboxDevice.path,
+            "/usr/bin/python3", UmockdevPad.testbed.path, UmockdevPad.xboxDevice.path,
             "--pcap", "\(UmockdevPad.xboxSysfsPath)=\(pcap.path)", "--",
             UmockdevPad.probe.path, "usb:045e:028e", "--cues", "error,success", "--unplug-after", "2",
         ], in: scratch.url)
@@ -98,6 +98,43 @@ struct Xbox360UmockdevTests {
         #expect(run.lines.contains("unplugged"), "\(run.output)")
         #expect(run.lines.filter { $0.contains("disappeared") }.count == 1, "\(run.output)")
         #expect(run.lines.contains("played success") && run.lines.contains("gone true"), "\(run.output)")
+    }
+
+    func withXpad(_ state: String, probe arguments: [String], in scratch: UmockdevPad.Scratch) throws -> UmockdevPad.Run {
+        try UmockdevPad.run("/usr/bin/umockdev-wrapper", [
+            "/usr/bin/python3", UmockdevPad.testbed.path, UmockdevPad.xboxDevice.path,
+            "--xpad", "/dev/bus/usb/001/007=\(state)", "--", UmockdevPad.probe.path, "usb:045e:028e", "--cues", "none",
+        ] + arguments, in: scratch.url)
+    }
+
+    /// While xpad holds the pad, opening it says who holds it and the two ways out.
+    @Test(.timeLimit(.minutes(1)))
+    func xpadHoldingThePadIsNamedWithTheWayOut() throws {
+        let scratch = try UmockdevPad.Scratch()
+        let run = try withXpad("bound", probe: [], in: scratch)
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.lines.contains("open failed: the kernel's xpad driver holds this pad: use evdev:/dev/input/eventN (hwprobe list shows it) or pass --detach-kernel-driver"), "\(run.output)")
+        #expect(!run.lines.contains("xpad detached from interface 0"), "\(run.output)")
+    }
+
+    /// With the opt-in, the pad is taken from xpad before the claim and given back on close.
+    @Test(.timeLimit(.minutes(1)))
+    func detachingTakesThePadFromXpadAndGivesItBack() throws {
+        let scratch = try UmockdevPad.Scratch()
+        let run = try withXpad("bound", probe: ["--detach-kernel-driver"], in: scratch)
+        #expect(run.status == 0, "\(run.output)")
+        let steps = run.lines.filter { $0.hasPrefix("xpad ") || $0.hasPrefix("usbfs claim") || $0 == "usbfs release" }
+        #expect(steps == ["xpad detached from interface 0", "usbfs claim", "usbfs release", "xpad reattached to interface 0"], "\(run.output)")
+    }
+
+    /// A pad nobody holds is claimed as it is; nothing is detached or reattached.
+    @Test(.timeLimit(.minutes(1)))
+    func aFreePadIsClaimedWithoutDetaching() throws {
+        let scratch = try UmockdevPad.Scratch()
+        let run = try withXpad("free", probe: ["--detach-kernel-driver"], in: scratch)
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.lines.contains("usbfs claim") && run.lines.contains("closed"), "\(run.output)")
+        #expect(!run.lines.contains { $0.hasPrefix("xpad ") }, "\(run.output)")
     }
 
     @Test(.timeLimit(.minutes(1)))

@@ -1,13 +1,17 @@
 #!/usr/bin/python3
-"""Runs a pad command in a umockdev testbed and unplugs the pad when the command says so.
+"""Runs a pad command in a umockdev testbed that can unplug the pad or hold it with a kernel driver.
 
-Usage: umockdev-wrapper /usr/bin/python3 pad_unplug.py DEVICE_FILE
-           [--pcap SYSPATH=FILE] [--hidraw DEVNODE=BUS:VID:PID:DESCRIPTOR_HEX_FILE] -- COMMAND...
+Usage: umockdev-wrapper /usr/bin/python3 pad_testbed.py DEVICE_FILE
+           [--pcap SYSPATH=FILE] [--hidraw DEVNODE=BUS:VID:PID:DESCRIPTOR_HEX_FILE]
+           [--xpad DEVNODE=bound|free] -- COMMAND...
 
 The testbed lives in this (preloaded) process, so COMMAND inherits the preload and sees the pad.
 --pcap replays a usbmon capture for a libusb device (as umockdev-run -p does); --hidraw answers
 HIDIOCGRAWINFO / HIDIOCGRDESCSIZE / HIDIOCGRDESC and accepts output reports like a DualShock 4
-on USB, printing each one as `hidraw-write HEX` on stderr.
+on USB, printing each one as `hidraw-write HEX` on stderr. --xpad answers the usbfs ioctls of
+claiming an interface that the kernel's xpad driver holds (`bound`) or not: claiming a bound
+interface fails with EBUSY, GETDRIVER names xpad, and the DISCONNECT / CONNECT requests unbind
+and rebind it; each step is printed on stderr (`usbfs claim`, `xpad detached`, ...).
 
 COMMAND prints `unplug` on its stdout when it wants the pad gone (pad-probe --unplug-after N) and
 then waits for a line on its stdin. This script then removes every device from the testbed (as
@@ -23,6 +27,61 @@ from gi.repository import GLib, UMockdev
 HIDIOCGRDESCSIZE = 0x80044801
 HIDIOCGRDESC = 0x90044802
 HIDIOCGRAWINFO = 0x80084803
+USBDEVFS_CLAIMINTERFACE = 0x8004550F
+USBDEVFS_RELEASEINTERFACE = 0x80045510
+USBDEVFS_GETDRIVER = 0x41045508
+USBDEVFS_IOCTL = 0xC0105512
+USBDEVFS_DISCONNECT = 0x5516
+USBDEVFS_CONNECT = 0x5517
+
+
+def note(text):
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+class KernelDriver:
+    """usbfs as it looks while xpad is (or is not) bound to interface 0."""
+
+    def __init__(self, bound):
+        self.bound = bound
+
+    def ioctl(self, handler, client):
+        req = client.get_request()
+        arg = client.get_arg()
+        if req == USBDEVFS_GETDRIVER:
+            data = arg.resolve(0, 260)
+            if not self.bound:
+                client.complete(-1, errno.ENODATA)
+                return True
+            data.update(4, b"xpad".ljust(256, b"\0"))
+            note("usbfs getdriver")
+            client.complete(0, 0)
+        elif req == USBDEVFS_CLAIMINTERFACE:
+            if self.bound:
+                note("usbfs claim refused")
+                client.complete(-1, errno.EBUSY)
+            else:
+                note("usbfs claim")
+                client.complete(0, 0)
+        elif req == USBDEVFS_RELEASEINTERFACE:
+            note("usbfs release")
+            client.complete(0, 0)
+        elif req == USBDEVFS_IOCTL:
+            ifno, code = struct.unpack_from("<ii", bytes(arg.resolve(0, 16).retrieve()))
+            if code == USBDEVFS_DISCONNECT and self.bound:
+                self.bound = False
+                note("xpad detached from interface %d" % ifno)
+                client.complete(0, 0)
+            elif code == USBDEVFS_CONNECT and not self.bound:
+                self.bound = True
+                note("xpad reattached to interface %d" % ifno)
+                client.complete(0, 0)
+            else:
+                client.complete(-1, errno.ENODATA)
+        else:
+            client.complete(-1, errno.ENOTTY)
+        return True
 
 
 class Hidraw:
@@ -73,7 +132,7 @@ def main():
     device_file = options.pop(0)
     testbed = UMockdev.Testbed.new()
     testbed.add_from_file(device_file)
-    hidraws = []
+    emulations = []
     while options:
         option, value = options.pop(0), options.pop(0)
         target, _, spec = value.partition("=")
@@ -87,7 +146,13 @@ def main():
             handler.connect("handle-ioctl", hidraw.ioctl)
             handler.connect("handle-write", hidraw.write)
             testbed.attach_ioctl(target, handler)
-            hidraws.append((hidraw, handler))
+            emulations.append((hidraw, handler))
+        elif option == "--xpad":
+            driver = KernelDriver(spec == "bound")
+            handler = UMockdev.IoctlBase()
+            handler.connect("handle-ioctl", driver.ioctl)
+            testbed.attach_ioctl(target, handler)
+            emulations.append((driver, handler))  # kept alive with the testbed
         else:
             sys.exit("unknown option " + option)
 
@@ -96,8 +161,9 @@ def main():
     result = {}
 
     def unplug():
-        for hidraw, _ in hidraws:
-            hidraw.gone = True
+        for hidraw, _ in emulations:
+            if isinstance(hidraw, Hidraw):
+                hidraw.gone = True
         for path in reversed(syspaths(device_file)):
             testbed.uevent("/sys" + path, "remove")
             testbed.remove_device("/sys" + path)
