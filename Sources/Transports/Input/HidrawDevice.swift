@@ -4,27 +4,6 @@ import HAL
 import LinuxIO
 import Synchronization
 
-public enum HidrawError: Error, Hashable, Sendable, CustomStringConvertible {
-    case notFound(String)
-    case disappeared(String)
-    case permissionDenied(String)
-    /// The node answers, but not like a HID device (HIDIOCGRAWINFO failed): a wrong path.
-    case notHidraw(String)
-    case timedOut(String)
-    case io(String)
-
-    public var description: String {
-        switch self {
-        case .notFound(let path): "\(path) does not exist: run `hwprobe list` for the hidraw nodes there are"
-        case .disappeared(let path): "hidraw device \(path) disappeared"
-        case .permissionDenied(let path): "cannot open \(path): permission denied (install the udev rule from the README, or run with sudo)"
-        case .notHidraw(let why): why
-        case .timedOut(let why): why
-        case .io(let why): "hidraw I/O failed: \(why)"
-        }
-    }
-}
-
 /// The bus a HID device hangs off: pads speak different output reports over USB and Bluetooth.
 public enum HIDBus: Hashable, Sendable {
     case usb, bluetooth, other(UInt32)

@@ -39,14 +39,18 @@ enum UmockdevPad {
     static let testbedRoot = fixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent(".build/umd")
 
-    /// Runs a command with stdout and stderr in one file and TMPDIR in `testbedRoot`. Killed at `deadline`.
+    /// Runs a command with stdout and stderr in one file and TMPDIR in a directory of its own
+    /// under `testbedRoot`, removed afterwards (with whatever a crashed testbed left in it).
+    /// Killed at `deadline`.
     static func run(_ executable: String, _ arguments: [String], in directory: URL, deadline: Duration = .seconds(60)) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
-        try FileManager.default.createDirectory(at: testbedRoot, withIntermediateDirectories: true)
-        environment["TMPDIR"] = testbedRoot.path
+        let testbeds = testbedRoot.appendingPathComponent(String(UUID().uuidString.prefix(8)))
+        try FileManager.default.createDirectory(at: testbeds, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: testbeds) }
+        environment["TMPDIR"] = testbeds.path
         process.environment = environment
         let log = directory.appendingPathComponent("output-\(UUID().uuidString).txt")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
