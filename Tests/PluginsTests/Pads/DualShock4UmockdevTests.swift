@@ -82,17 +82,39 @@ struct DualShock4UmockdevTests {
         #expect(run.lines.contains("played success") && run.lines.contains("played warning") && run.lines.contains("gone true"), "\(run.output)")
     }
 
-    /// A hidraw node that is not a DualShock 4 is refused before anything is written to it.
-    @Test(.timeLimit(.minutes(1)))
-    func anotherDeviceIsRefused() throws {
+    struct Identity: Sendable, CustomTestStringConvertible {
+        var bus: UInt32, vendor: UInt16, product: UInt16
+        var descriptor: [UInt8]?
+        /// nil: opens; otherwise part of the refusal.
+        var refusal: String?
+        var testDescription: String { refusal ?? "\(String(vendor, radix: 16)):\(String(product, radix: 16)) opens" }
+    }
+
+    static let identities: [Identity] = [
+        Identity(bus: 3, vendor: 0x054C, product: 0x05C4, refusal: nil),
+        Identity(bus: 3, vendor: 0x054C, product: 0x09CC, refusal: nil),
+        Identity(bus: 3, vendor: 0x046D, product: 0xC52B, refusal: "is 046d:c52b, not a DualShock 4"),
+        Identity(bus: 5, vendor: 0x054C, product: 0x09CC, refusal: "is not on USB (Bluetooth needs report 0x11 with a checksum): connect it with a cable"),
+        Identity(bus: 3, vendor: 0x054C, product: 0x09CC, descriptor: [0x05, 0x01, 0x09, 0x05, 0xA1, 0x01, 0x85, 0x01, 0x09, 0x30, 0x81, 0x02, 0xC0],
+                 refusal: "does not declare output report 0x05"),
+    ]
+
+    /// Both revisions open; another device, a pad on Bluetooth or a node without report 0x05 is
+    /// refused before anything is written to it (the script has no `w` lines, so a write would fail).
+    @Test(.timeLimit(.minutes(1)), arguments: identities)
+    func onlyADualShock4OnUSBIsOpened(_ identity: Identity) throws {
         let scratch = try UmockdevPad.Scratch()
-        let ioctl = try scratch.write(hidrawIoctlRecord(node: "/dev/hidraw0", bus: 3, vendor: 0x046D, product: 0xC52B,
-                                                        descriptor: try Self.descriptor()), to: "other.ioctl")
+        let ioctl = try scratch.write(hidrawIoctlRecord(node: "/dev/hidraw0", bus: identity.bus, vendor: identity.vendor, product: identity.product,
+                                                        descriptor: try identity.descriptor ?? Self.descriptor()), to: "pad.ioctl")
         let run = try UmockdevPad.run("/usr/bin/umockdev-run", [
             "-d", UmockdevPad.ds4Device.path, "-i", "/dev/hidraw0=\(ioctl.path)", "--",
-            UmockdevPad.probe.path, "hidraw:/dev/hidraw0",
+            UmockdevPad.probe.path, "hidraw:/dev/hidraw0", "--cues", "none",
         ], in: scratch.url)
-        #expect(run.status == 2, "\(run.output)")
-        #expect(run.output.contains("is 046d:c52b, not a DualShock 4"), "\(run.output)")
+        if let refusal = identity.refusal {
+            #expect(run.status == 2, "\(run.output)")
+            #expect(run.output.contains(refusal), "\(run.output)")
+        } else {
+            #expect(run.status == 0 && run.lines.contains("closed"), "\(run.output)")
+        }
     }
 }

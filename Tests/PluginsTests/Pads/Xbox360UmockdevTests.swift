@@ -24,12 +24,26 @@ struct Xbox360UmockdevTests {
         return capture
     }
 
-    func playUnderUmockdev(_ capture: UsbmonCapture, cues: String, in scratch: UmockdevPad.Scratch) throws -> UmockdevPad.Run {
+    func playUnderUmockdev(_ capture: UsbmonCapture, cues: String, uri: String = "usb:045e:028e",
+                           in scratch: UmockdevPad.Scratch) throws -> UmockdevPad.Run {
         let pcap = try scratch.write(Data(capture.bytes), to: "xbox360.pcap")
         return try UmockdevPad.run("/usr/bin/umockdev-run", [
             "-d", UmockdevPad.xboxDevice.path, "-p", "\(UmockdevPad.xboxSysfsPath)=\(pcap.path)", "--",
-            UmockdevPad.probe.path, "usb:045e:028e", "--cues", cues,
+            UmockdevPad.probe.path, uri, "--cues", cues,
         ], in: scratch.url)
+    }
+
+    /// `@BUS.ADDR` picks that pad; an address where there is none is not quietly replaced by another pad.
+    @Test(.timeLimit(.minutes(1)), arguments: [("usb:045e:028e@1.7", true), ("usb:045e:028e@1.8", false)])
+    func aLocatedURIOpensOnlyThatPad(uri: String, present: Bool) throws {
+        let scratch = try UmockdevPad.Scratch()
+        let run = try playUnderUmockdev(Self.capture([.selection]), cues: "selection", uri: uri, in: scratch)
+        if present {
+            #expect(run.status == 0 && run.lines.contains("played selection"), "\(run.output)")
+        } else {
+            #expect(run.status == 2, "\(run.output)")
+            #expect(run.output.contains("no Xbox 360 pad usb:045e:028e@1.8 is attached"), "\(run.output)")
+        }
     }
 
     @Test(.timeLimit(.minutes(1)))
