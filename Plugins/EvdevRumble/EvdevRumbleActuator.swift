@@ -32,6 +32,8 @@ actor EvdevRumbleActuator: RumbleActuator {
 
     func indicate(_ color: IndicatorColor?) async throws(HapticError) {}
 
+    nonisolated func close() { device.close() }
+
     func stop() async throws(HapticError) {
         guard let effect else { return }
         if playing { try device.play(effect, count: 0) }

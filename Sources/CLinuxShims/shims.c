@@ -167,6 +167,26 @@ int hal_hidraw_name(int fd, char *buf, size_t len) {
     return rc < 0 ? rc : 0;
 }
 
+int hal_hidraw_report_descriptor(int fd, uint8_t *buf, size_t cap) {
+    int size = 0;
+    int rc = hal_ioctl(fd, HIDIOCGRDESCSIZE, &size);
+    if (rc < 0) return rc;
+    if (size < 0 || size > HID_MAX_DESCRIPTOR_SIZE) return -EINVAL;
+    // The kernel reads `size` from the struct and copies that many bytes; the whole 4100-byte
+    // struct is passed because that is the size the ioctl number encodes.
+    struct hidraw_report_descriptor descriptor;
+    memset(&descriptor, 0, sizeof descriptor);
+    descriptor.size = (uint32_t)size;
+    rc = hal_ioctl(fd, HIDIOCGRDESC, &descriptor);
+    if (rc < 0) return rc;
+    size_t n = descriptor.size < cap ? descriptor.size : cap;
+    memcpy(buf, descriptor.value, n);
+    return (int)n;
+}
+
+const uint32_t HAL_BUS_USB = BUS_USB;
+const uint32_t HAL_BUS_BLUETOOTH = BUS_BLUETOOTH;
+
 // ---- Bluetooth HCI socket ---------------------------------------------------------------------
 const uint32_t HAL_HCI_UP_FLAG_BIT = HCI_UP;
 

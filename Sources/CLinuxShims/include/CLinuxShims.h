@@ -59,6 +59,11 @@ extern const uint16_t HAL_FF_GAIN;
 // ---- hidraw -----------------------------------------------------------------------------------
 int hal_hidraw_info(int fd, uint32_t *bustype, int16_t *vendor, int16_t *product);
 int hal_hidraw_name(int fd, char *buf, size_t len);
+/// The report descriptor (HIDIOCGRDESCSIZE then HIDIOCGRDESC); returns its length, at most `cap`.
+int hal_hidraw_report_descriptor(int fd, uint8_t *buf, size_t cap);
+/// BUS_USB and BUS_BLUETOOTH from <linux/input.h>: a pad's output reports differ between the two.
+extern const uint32_t HAL_BUS_USB;
+extern const uint32_t HAL_BUS_BLUETOOTH;
 
 // ---- Bluetooth HCI socket ---------------------------------------------------------------------
 typedef struct {

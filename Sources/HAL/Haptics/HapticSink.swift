@@ -4,6 +4,12 @@ public protocol HapticSink: Sendable {
     /// Plays the cue's pattern and returns when it has finished. A new cue cancels the one still
     /// playing. Throws once the device is gone; flows carry on without haptics then.
     func play(_ cue: HapticCue) async throws(HapticError)
+    /// Ends the cue still playing and lets go of the device.
+    func close() async
+}
+
+extension HapticSink {
+    public func close() async {}
 }
 
 public enum HapticError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -35,4 +35,10 @@ public protocol RumbleActuator: Sendable {
     func indicate(_ color: IndicatorColor?) async throws(HapticError)
     /// Motors off and anything uploaded to the device released; called after every cue.
     func stop() async throws(HapticError)
+    /// Lets go of the device (interfaces released, descriptors closed). Idempotent.
+    func close()
+}
+
+extension RumbleActuator {
+    public func close() {}
 }

@@ -43,6 +43,14 @@ public actor RumbleScheduler<C: Clock>: HapticSink where C.Duration == Duration 
         throw failure
     }
 
+    /// Cuts the playing cue short (its motors stop) and closes the device; later cues are skipped.
+    public func close() async {
+        gone = true
+        current?.cancel()
+        _ = await current?.value
+        actuator.close()
+    }
+
     /// Whether the device has gone away (and cues are now silently skipped).
     public var hasDisappeared: Bool { gone }
 

@@ -34,4 +34,23 @@ public protocol BroadcastScaleDriver: Driver {
 /// `evdev:`) as an actuator, which `RumbleScheduler` then plays cues on.
 public protocol HapticPadDriver: Driver {
     func openActuator(_ uri: DeviceURI) throws(HapticError) -> any RumbleActuator
+    /// The same, with choices a person made on the command line; drivers without such choices
+    /// ignore them.
+    func openActuator(_ uri: DeviceURI, options: HapticOpenOptions) throws(HapticError) -> any RumbleActuator
+}
+
+extension HapticPadDriver {
+    public func openActuator(_ uri: DeviceURI, options: HapticOpenOptions) throws(HapticError) -> any RumbleActuator {
+        try openActuator(uri)
+    }
+}
+
+/// How to open a pad.
+public struct HapticOpenOptions: Hashable, Sendable {
+    /// Take the device from the kernel driver that holds it (and give it back on close), for
+    /// pads such as the Xbox 360 that xpad claims. Off unless asked: it removes the kernel's
+    /// own node for the pad while we hold it.
+    public var detachKernelDriver: Bool
+
+    public init(detachKernelDriver: Bool = false) { self.detachKernelDriver = detachKernelDriver }
 }

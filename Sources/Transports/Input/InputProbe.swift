@@ -84,10 +84,11 @@ public struct InputProbe: Sendable {
             var vendor: Int16 = 0
             var product: Int16 = 0
             _ = try check(hal_hidraw_info(fd.rawValue, &bus, &vendor, &product))
+            let identity = USBIdentity(vendor: UInt16(bitPattern: vendor), product: UInt16(bitPattern: product))
+            // The name is for people only: a node that will not say it is still usable.
             var nameBuffer = [CChar](repeating: 0, count: 256)
-            _ = try check(hal_hidraw_name(fd.rawValue, &nameBuffer, nameBuffer.count))
-            return HidrawDeviceInfo(path: path, name: text(of: nameBuffer),
-                                    identity: USBIdentity(vendor: UInt16(bitPattern: vendor), product: UInt16(bitPattern: product)))
+            let named = hal_hidraw_name(fd.rawValue, &nameBuffer, nameBuffer.count) >= 0 && nameBuffer[0] != 0
+            return HidrawDeviceInfo(path: path, name: named ? text(of: nameBuffer) : "HID device \(identity)", identity: identity)
         }
     }
 

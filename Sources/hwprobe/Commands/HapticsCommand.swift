@@ -20,6 +20,7 @@ struct HapticsCommand: Sendable {
         }
         var sinks = sinks
         sinks.logToStandardOutput = true
+        sinks.options.detachKernelDriver = invocation.has("--detach-kernel-driver")
         let sink = try sinks.open(uri)
         if uri == .log { console.out(describeCue(cue) + "\n") }
         // The pattern's own length plus room for slow devices: a wedged pad cannot hold us forever.
@@ -37,6 +38,7 @@ struct HapticsCommand: Sendable {
             group.cancelAll()
             return first
         }
+        await sink.close()
         switch outcome {
         case .success: return 0
         case .failure(let error): throw HapticSinks.failure(error)

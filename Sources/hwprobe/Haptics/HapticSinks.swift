@@ -11,6 +11,7 @@ struct HapticSinks: Sendable {
     var input = InputProbe()
     /// Where `log:` writes: stdout for `hwprobe haptics`, stderr while a flow draws on stdout.
     var logToStandardOutput = false
+    var options = HapticOpenOptions()
 
     /// The sink a flow command's `--haptics URI` names, or none without the option.
     func open(option text: String?) throws(CLIFailure) -> (any HapticSink)? {
@@ -34,7 +35,7 @@ struct HapticSinks: Sendable {
             return RumbleScheduler(BellActuator { console.err("\u{07}") }, clock: clock)
         case .usb, .hidraw, .evdev:
             let driver = try padDriver(for: uri)
-            do { return RumbleScheduler(try driver.openActuator(uri), clock: clock) } catch {
+            do { return RumbleScheduler(try driver.openActuator(uri, options: options), clock: clock) } catch {
                 throw Self.failure(error)
             }
         default:

@@ -46,6 +46,7 @@ final class FlowPresenter: Sendable {
                 }
             }
             await playing?.value
+            await sink.close()
         }
     }
 
