@@ -27,8 +27,8 @@ var memory: [Int] = []
 
 func note(_ run: Int, _ kind: String, _ label: String, _ outcome: String, _ expected: String, _ extra: String) {
     let mark = outcome == expected && extra.isEmpty ? "ok " : "BAD"
-    print("\(mark) \(kind) \(run): \(label) → \(outcome)\(outcome == expected ? "" : " (expected \(expected))")\(extra.isEmpty ? "" : " [\(extra)]")")
-    FileHandle.standardOutput.synchronizeFile()
+    // Unbuffered, so a long soak can be followed as it goes.
+    FileHandle.standardOutput.write(Data("\(mark) \(kind) \(run): \(label) → \(outcome)\(outcome == expected ? "" : " (expected \(expected))")\(extra.isEmpty ? "" : " [\(extra)]")\n".utf8))
 }
 
 if scans > 0 {
@@ -54,6 +54,8 @@ if scans > 0 {
         memory.append(ProcessResources.now().residentKiB)
     }
     peer.stop()
+    let end = ProcessResources.now()
+    print("threads: \(baseline.threads) after warm-up, \(end.threads) at the end; descriptors: \(baseline.fileDescriptors) → \(end.fileDescriptors)")
     print("\n" + table.render(title: "scan fault"))
 }
 
