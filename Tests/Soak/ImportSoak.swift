@@ -125,13 +125,7 @@ struct ImportSoak {
         } catch {
             outcome = "error: \(error)"
         }
-        var leftovers: [String] = []
-        let after = await ProcessResources.settle(to: baseline)
-        if after.fileDescriptors > baseline.fileDescriptors { leftovers.append("fds \(baseline.fileDescriptors)→\(after.fileDescriptors)") }
-        if after.threads > baseline.threads + ProcessResources.threadSlack { leftovers.append("threads \(baseline.threads)→\(after.threads)") }
-        for _ in 0..<50 where importBox?.isAlive == true || decryptBox?.isAlive == true { try? await Task.sleep(for: .milliseconds(10)) }
-        if importBox?.isAlive == true { leftovers.append("import flow still referenced") }
-        if decryptBox?.isAlive == true { leftovers.append("decrypt flow still referenced") }
+        let leftovers = await leftovers(since: baseline, objects: [("import flow", importBox), ("decrypt flow", decryptBox)])
         return Run(fault: fault, outcome: outcome, leftovers: leftovers)
     }
 

@@ -36,6 +36,19 @@ struct ProcessResources: Sendable, Equatable {
     }
 }
 
+/// What a finished run left behind: descriptors or threads above `baseline`, and the objects
+/// in `objects` (name, weak reference) that something still holds.
+func leftovers(since baseline: ProcessResources, objects: [(String, WeakBox?)]) async -> [String] {
+    var found: [String] = []
+    let after = await ProcessResources.settle(to: baseline)
+    if after.fileDescriptors > baseline.fileDescriptors { found.append("fds \(baseline.fileDescriptors)→\(after.fileDescriptors)") }
+    if after.threads > baseline.threads + ProcessResources.threadSlack { found.append("threads \(baseline.threads)→\(after.threads)") }
+    // A task finishing its last step may hold an object a moment longer: wait for that, briefly.
+    for _ in 0..<50 where objects.contains(where: { $0.1?.isAlive == true }) { try? await Task.sleep(for: .milliseconds(10)) }
+    found += objects.filter { $0.1?.isAlive == true }.map { "\($0.0) still referenced" }
+    return found
+}
+
 /// Keeps a weak reference, so the soak can tell whether anything (a leftover task, a cycle)
 /// still holds an object after its run ended.
 struct WeakBox: @unchecked Sendable {

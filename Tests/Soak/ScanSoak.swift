@@ -133,13 +133,7 @@ struct ScanSoak {
         let elapsed = started.duration(to: clock.now)
         await peer.waitUntilIdle()
         _ = try? await peer.command(["cmd": "mirror_fault", "fault": "clear"])
-        var leftovers: [String] = []
-        let after = await ProcessResources.settle(to: baseline)
-        if after.fileDescriptors > baseline.fileDescriptors { leftovers.append("fds \(baseline.fileDescriptors)→\(after.fileDescriptors)") }
-        if after.threads > baseline.threads + ProcessResources.threadSlack { leftovers.append("threads \(baseline.threads)→\(after.threads)") }
-        for _ in 0..<50 where flowBox?.isAlive == true || centralBox?.isAlive == true { try? await Task.sleep(for: .milliseconds(10)) }
-        if flowBox?.isAlive == true { leftovers.append("flow still referenced") }
-        if centralBox?.isAlive == true { leftovers.append("HCI host still referenced") }
+        let leftovers = await leftovers(since: baseline, objects: [("flow", flowBox), ("HCI host", centralBox)])
         return Run(fault: fault, outcome: outcome, elapsed: elapsed, leftovers: leftovers)
     }
 }
