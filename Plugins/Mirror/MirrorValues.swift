@@ -3,7 +3,7 @@ import HAL
 /// The profile's byte layouts (mirror-gatt-v1.md): little-endian, weights in 0.005 kg.
 enum MirrorValues {
     static func characteristic(_ xx: UInt8) -> BluetoothUUID {
-        BluetoothUUID(string: "7B9E00" + (xx < 0x10 ? "0" : "") + String(xx, radix: 16, uppercase: true) + "-3C2A-4F1B-9E6D-5A4C3B2A1F00")!
+        MirrorGATT.uuid(xx)
     }
 
     static let deviceInfo = characteristic(0x02)

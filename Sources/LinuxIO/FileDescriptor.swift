@@ -47,7 +47,7 @@ public struct FileDescriptor: Hashable, Sendable {
     public func writeAll(_ bytes: [UInt8]) throws(Errno) {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in Glibc.write(rawValue, raw.baseAddress! + offset, raw.count - offset) }
+            let n = bytes.withUnsafeBytes { raw in raw.baseAddress.map { Glibc.write(rawValue, $0 + offset, raw.count - offset) } ?? 0 }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw Errno.current

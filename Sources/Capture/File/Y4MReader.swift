@@ -165,7 +165,8 @@ final class ChunkedFile {
         let buffered = min(end - start, destination.count)
         if buffered > 0 {
             buffer.withUnsafeBytes { raw in
-                destination.baseAddress!.copyMemory(from: raw.baseAddress! + start, byteCount: buffered)
+                UnsafeMutableRawBufferPointer(rebasing: destination[0..<buffered])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[start..<(start + buffered)]))
             }
             start += buffered
             done = buffered

@@ -50,13 +50,8 @@ public struct V4L2Probe: Sendable {
             while index < 256 {
                 var fourcc: UInt32 = 0
                 var flags: UInt32 = 0
-                var text = (Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0),
-                            Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0),
-                            Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0),
-                            Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0), Int8(0))
-                let rc = withUnsafeMutableBytes(of: &text) { raw in
-                    hal_v4l2_enum_fmt(fd.rawValue, bufferType, index, &fourcc, &flags, raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-                }
+                var text = [CChar](repeating: 0, count: 32)
+                let rc = hal_v4l2_enum_fmt(fd.rawValue, bufferType, index, &fourcc, &flags, &text)
                 if rc == -Errno.invalid.code { break }
                 _ = try check(rc)
                 index += 1

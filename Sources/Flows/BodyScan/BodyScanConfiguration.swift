@@ -54,7 +54,7 @@ public struct BodyScanConfiguration: Sendable {
 
 /// The v1 profile's advertisement (mirror-gatt-v1.md, "Advertising"), for when no registry is at hand.
 public enum MirrorAdvertisement {
-    public static let service = BluetoothUUID(string: "7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00")!
+    public static let service = MirrorGATT.service
 
     public static func matches(_ advertisement: Advertisement) -> Bool {
         advertisement.serviceUUIDs.contains(service)

@@ -14,6 +14,13 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
             + Self.baseTail
     }
 
+    /// A 128-bit UUID from its two halves as written (`0x7B9E0001_3C2A4F1B`, `0x9E6D5A4C_3B2A1F00`):
+    /// constants in code without a string to parse, so without a failure to handle.
+    public init(high: UInt64, low: UInt64) {
+        bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64($0))) }
+            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64($0))) }
+    }
+
     /// From 16 bytes in big-endian (text) order.
     public init?(bigEndianBytes: [UInt8]) {
         guard bigEndianBytes.count == 16 else { return nil }

@@ -50,7 +50,7 @@ public struct MirrorScript: Sendable, Hashable {
     }
 
     /// `7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00`.
-    public static let serviceUUID = BluetoothUUID(string: "7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00")!
+    public static let serviceUUID = MirrorGATT.service
 }
 
 /// Moments of a scan at which a fault can strike.

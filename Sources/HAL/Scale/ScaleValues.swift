@@ -207,3 +207,13 @@ public enum ScaleEvent: Hashable, Sendable {
     case alignment(Alignment)
     case disconnected(DisconnectReason)
 }
+
+/// The UUIDs of mirror-gatt-v1.md: `7B9E00XX-3C2A-4F1B-9E6D-5A4C3B2A1F00`, where XX is 01 for the
+/// service and 02… for its characteristics. Shared by the driver, the flow's discovery and the fake.
+public enum MirrorGATT {
+    public static func uuid(_ id: UInt8) -> BluetoothUUID {
+        BluetoothUUID(high: 0x7B9E_0000_3C2A_4F1B | UInt64(id) << 32, low: 0x9E6D_5A4C_3B2A_1F00)
+    }
+
+    public static let service = uuid(0x01)
+}
