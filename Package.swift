@@ -51,6 +51,9 @@ let package = Package(
             path: "Sources/hwprobe"),
 
         .executableTarget(name: "ble-bench", dependencies: ["HAL", "Transports", "PeerSupport"], path: "Benchmarks/BLEBench"),
+        // Writes the VB1 backup video that Tests/BenchVM feeds through vivid (test-only).
+        .executableTarget(name: "bench-vm-fixtures", dependencies: ["HAL", "Capture", "Flows", "MediaSupport"],
+                          path: "Tests/BenchVM/Fixtures"),
         .testTarget(name: "HALTests", dependencies: ["HAL"], path: "Tests/HALTests"),
         // Starts and talks to the bumble peers (Tests/Peers) for the real-path tests of several targets.
         .target(name: "PeerSupport", dependencies: ["HAL", "Transports"], path: "Tests/PeerSupport"),
