@@ -2,7 +2,7 @@
 # Bluetooth against the real kernel: a bumble virtual controller attached through /dev/vhci is the
 # kernel's hci0, linked to bumble's mirror peripheral (Tests/Peers/ble_peer.py --profile mirror
 # --vhci). Our host stack opens hci:0 through the user channel (HCIDEVDOWN, then bind).
-# Runs inside the bench VM with modules bluetooth,hci_vhci (see scripts/test-vm).
+# Runs inside the bench VM with modules bluetooth and hci_vhci: scripts/test-vm bluetooth.
 . "$(dirname "$0")/../guest-lib.sh"
 
 BUSY="hci0 is up and owned by bluetoothd: stop it or use another controller"
@@ -49,12 +49,7 @@ else
     fail "hwprobe scan --hci hci:0 --yes completes a body scan" "exit $rc; $outcome" "$(cat "$work/scan.json" "$work/scan.err" | tail -n 30)"
 fi
 
-# 3. The same in the terminal (text mode), to see the flow end well there too.
-"$HWPROBE" scan --hci hci:0 --yes --no-color >"$work/scan.txt" 2>&1
-rc=$?
-if [ $rc -eq 0 ]; then pass "hwprobe scan --hci hci:0 --yes (text) exits 0"; else fail "hwprobe scan --hci hci:0 --yes (text) exits 0" "exit $rc" "$(tail -n 20 "$work/scan.txt")"; fi
-
-# 4. Busy: another program holds hci0 through the user channel.
+# 3. Busy: another program holds hci0 through the user channel.
 started=$(date +%s.%N)
 mkfifo "$work/hold.in"
 exec 6<>"$work/hold.in"
@@ -68,10 +63,6 @@ if wait_until 30 held; then
     want="$("$PY" -c 'import json,sys; print(json.dumps(["busy", sys.argv[1]]))' "$BUSY")"
     if [ $rc -eq 3 ] && [ "$got" = "$want" ]; then pass "hci0 in use: exit 3, busy, \"$BUSY\""
     else fail "hci0 in use: exit 3, busy, \"$BUSY\"" "exit $rc; got $got" "$(cat "$work/busy.err")"; fi
-    "$HWPROBE" list --hci hci:0 --scan-seconds 1 >"$work/busy-list.out" 2>&1
-    rc=$?
-    if grep -qF "$BUSY" "$work/busy-list.out"; then pass "hwprobe list --hci hci:0 while busy reports the busy message (exit $rc)"
-    else fail "hwprobe list --hci hci:0 while busy reports the busy message" "exit $rc" "$(cat "$work/busy-list.out")"; fi
     "$HWPROBE" scan --hci hci:0 --yes >"$work/busy.out" 2>"$work/busy.txt"
     rc=$?
     if [ $rc -eq 3 ] && [ "$(cat "$work/busy.txt")" = "hwprobe scan: $BUSY" ]; then pass "text mode: stderr is exactly \"hwprobe scan: $BUSY\""
@@ -86,7 +77,7 @@ exec 6>&-
 
 elapsed "busy checks" "$started"
 
-# 5. Without CAP_NET_ADMIN (an unprivileged user).
+# 4. Without CAP_NET_ADMIN (an unprivileged user).
 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
     "$HWPROBE" scan --hci hci:0 --yes --json >"$work/perm.json" 2>"$work/perm.err"
 rc=$?
@@ -95,12 +86,12 @@ want="$("$PY" -c 'import json,sys; print(json.dumps(["permission", sys.argv[1]])
 if [ $rc -eq 3 ] && [ "$got" = "$want" ]; then pass "without CAP_NET_ADMIN: exit 3, permission, \"$NO_CAP\""
 else fail "without CAP_NET_ADMIN: exit 3, permission, \"$NO_CAP\"" "exit $rc; got $got" "$(cat "$work/perm.err")"; fi
 
-# 6. And hci0 still works for root afterwards (nothing left half-open).
-"$HWPROBE" scan --hci hci:0 --yes --json >"$work/again.json" 2>"$work/again.err"
+# 5. And hci0 still works for root afterwards (nothing left half-open by the refusals).
+"$HWPROBE" list --hci hci:0 --scan-seconds 1 --json >"$work/again.json" 2>"$work/again.err"
 rc=$?
-outcome="$(json "$work/again.json" 'j["outcome"]')"
-if [ $rc -eq 0 ] && [ "$outcome" = complete ]; then pass "after the refusals, a scan completes again"
-else fail "after the refusals, a scan completes again" "exit $rc; $outcome" "$(tail -n 20 "$work/again.err")"; fi
+seen="$(json "$work/again.json" '[p["kind"] for p in j["peripherals"] if p["hci"] == "hci:0" and p.get("kind")]')"
+if [ $rc -eq 0 ] && [ "$seen" = '["mirror"]' ]; then pass "after the refusals, hci:0 opens again and sees the mirror"
+else fail "after the refusals, hci:0 opens again and sees the mirror" "exit $rc; $seen" "$(tail -n 20 "$work/again.err")"; fi
 
 kill "$peer" 2>/dev/null
 wait "$peer" 2>/dev/null

@@ -4,16 +4,15 @@
 # (v4l2_feeder.py) shows the QR codes of a VB1 backup (made on the host by bench-vm-fixtures)
 # on the output; `hwprobe import --camera v4l2:/dev/video0` must import and decrypt it.
 # A second vivid instance is a plain webcam (discrete sizes) for `hwprobe list`.
-# Runs inside the bench VM (see scripts/test-vm); loads vivid itself.
+# Runs inside the bench VM: scripts/test-vm v4l2.
 . "$(dirname "$0")/../guest-lib.sh"
 
 FIXTURES="${FIXTURES:-$repo/.build/bench-vm/fixtures}"
 [ -s "$FIXTURES/codes.y4m" ] || { fail "fixtures in $FIXTURES (made by bench-vm-fixtures)"; finish; }
 FEEDER="$repo/Tests/BenchVM/v4l2_feeder.py"
 
-# Instance 0: HDMI in (video0) + HDMI out (video1); instance 1: webcam in (video2).
-modprobe vivid n_devs=2 node_types=0x101,0x1 num_inputs=1,1 input_types=0x03,0x00 \
-    num_outputs=1,0 output_types=0x01,0x00 || { fail "modprobe vivid"; finish; }
+# vivid is loaded by the runner with the parameters in scripts/test-vm: instance 0 is an HDMI
+# input (video0) and an HDMI output (video1), instance 1 a webcam input (video2).
 nodes() { [ -e /dev/video0 ] && [ -e /dev/video1 ] && [ -e /dev/video2 ]; }
 wait_until 10 nodes || { fail "vivid's /dev/video0..2 appear" "$(ls /dev/video* 2>&1)"; finish; }
 
