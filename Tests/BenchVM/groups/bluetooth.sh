@@ -25,6 +25,9 @@ pass "bumble controller attached through /dev/vhci becomes hci0 ($(cat "$work/pe
 mirror="$(sed -n 's/.* address=\([^ ]*\).*/\1/p' "$work/peer.out")"
 
 # 1. list: the controller and the mirror, claimed by our driver, seen through the user channel.
+#    hci0 is up first (as if bluetoothd had powered it on): our stack must bring it down itself.
+"$PY" "$repo/Tests/BenchVM/hci_ctl.py" up 0 >"$work/up.out" 2>&1
+check "hci0 is up before hwprobe opens it ($(cat "$work/up.out"))" grep -q "^UP hci0" "$work/up.out"
 started=$(date +%s.%N)
 "$HWPROBE" list --hci hci:0 --scan-seconds 3 --json >"$work/list.json" 2>"$work/list.err"
 rc=$?
@@ -32,7 +35,7 @@ elapsed "hwprobe list --hci hci:0 --scan-seconds 3" "$started"
 seen="$(json "$work/list.json" '[(p["address"], p.get("driver"), p.get("kind")) for p in j["peripherals"] if p["hci"] == "hci:0"]')"
 controllers="$(json "$work/list.json" '[c["uri"] for c in j["controllers"]]')"
 if [ $rc -eq 0 ] && echo "$controllers" | grep -q '"hci:0"' && echo "$seen" | grep -q "\"${mirror%/*}\", \"[^\"]*\", \"mirror\""; then
-    pass "hwprobe list --hci hci:0 lists hci0 and the mirror with its driver"
+    pass "hwprobe list --hci hci:0 brings hci0 down, opens it and lists it and the mirror with its driver"
 else
     fail "hwprobe list --hci hci:0 lists hci0 and the mirror with its driver" "exit $rc; controllers $controllers; peripherals on hci:0: $seen" "$(cat "$work/list.err")"
 fi
@@ -53,7 +56,7 @@ fi
 started=$(date +%s.%N)
 mkfifo "$work/hold.in"
 exec 6<>"$work/hold.in"
-"$PY" "$repo/Tests/BenchVM/hci_hold.py" 0 <&6 >"$work/hold.out" 2>&1 &
+"$PY" "$repo/Tests/BenchVM/hci_ctl.py" hold 0 <&6 >"$work/hold.out" 2>&1 &
 holder=$!
 held() { grep -q "^HELD hci0" "$work/hold.out"; }
 if wait_until 30 held; then
