@@ -57,6 +57,9 @@ let package = Package(
         // Test helper, not shipped: opens a pad URI with the real drivers and plays cues on a fast
         // clock, for the umockdev tests in PluginsTests (which run it under umockdev-run).
         .executableTarget(name: "pad-probe", dependencies: ["HAL", "Xbox360Pad", "DualShock4"], path: "Tests/PadProbe"),
+        // Writes the VB1 backup video that Tests/BenchVM feeds through vivid (test-only).
+        .executableTarget(name: "bench-vm-fixtures", dependencies: ["HAL", "Capture", "Flows", "MediaSupport"],
+                          path: "Tests/BenchVM/Fixtures"),
         .testTarget(name: "HALTests", dependencies: ["HAL"], path: "Tests/HALTests"),
         // Starts and talks to the bumble peers (Tests/Peers) for the real-path tests of several targets.
         .target(name: "PeerSupport", dependencies: ["HAL", "Transports"], path: "Tests/PeerSupport"),

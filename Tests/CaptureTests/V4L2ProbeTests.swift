@@ -40,6 +40,9 @@ import Testing
         #expect(PixelFormatInfo.fourccString(0x5659_5559) == "YUYV")
         #expect(PixelFormatInfo.fourccString(0x4750_4A4D) == "MJPG")
         #expect(PixelFormatInfo.fourccString(0x2020_3859) == "Y8")
+        // v4l2_fourcc_be: bit 31 marks the big-endian variant of a format (vivid offers both)
+        #expect(PixelFormatInfo.fourccString(0x2036_3159 | 1 << 31) == "Y16-BE")
+        #expect(PixelFormatInfo.fourccString(0x3531_5241 | 1 << 31) == "AR15-BE")
         #expect(FrameSize.range(minWidth: 48, minHeight: 32, maxWidth: 4096, maxHeight: 2160).description == "48x32-4096x2160")
     }
 }

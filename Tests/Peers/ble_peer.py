@@ -3,10 +3,12 @@
 
 Two bumble virtual controllers share one LocalLink. Controller A is what the host under
 test drives, as an H4 byte stream on a TCP server (and optionally a pty). Controller B runs
-a bumble Device acting as the peripheral of the chosen profile. A second TCP port takes
-JSON control commands. Once everything is up, exactly one line goes to stdout:
+a bumble Device acting as the peripheral of the chosen profile. With --vhci, one more
+controller A becomes the kernel's own hciN through /dev/vhci (for tests of the `hci:` user
+channel in a VM with a real kernel). A second TCP port takes JSON control commands. Once
+everything is up, exactly one line goes to stdout:
 
-    READY tcp=127.0.0.1:PORT address=AA:BB:CC:DD:EE:FF[/random] control=127.0.0.1:PORT [pty=/dev/pts/N]
+    READY tcp=127.0.0.1:PORT address=AA:BB:CC:DD:EE:FF[/random] control=127.0.0.1:PORT [pty=/dev/pts/N] [vhci=hciN]
 
 The peer runs until its stdin closes, SIGTERM/SIGINT, or the control command "quit".
 """
@@ -23,13 +25,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from peerkit.control import ControlServer  # noqa: E402
-from peerkit.hostside import HostPort, PtyHost, TcpHostServer  # noqa: E402
+from peerkit.hostside import HostPort, PtyHost, TcpHostServer, VhciHost  # noqa: E402
 from peerkit.link import ConnectionAddressedLink  # noqa: E402
 from peerkit.peripheral import Peripheral  # noqa: E402
 from peerkit.profiles import PROFILES  # noqa: E402
 
 HOST_ADDRESS_TCP = "A0:A0:A0:00:00:01"
 HOST_ADDRESS_PTY = "A0:A0:A0:00:00:02"
+HOST_ADDRESS_VHCI = "A0:A0:A0:00:00:03"
 
 
 def parse_args(argv=None):
@@ -37,6 +40,9 @@ def parse_args(argv=None):
     parser.add_argument("--port", type=int, default=0, help="H4 TCP port for controller A (0: pick a free one)")
     parser.add_argument("--control-port", type=int, default=0, help="JSON control port (0: pick a free one)")
     parser.add_argument("--pty", action="store_true", help="also expose a controller A on a pty (uart:)")
+    parser.add_argument("--vhci", nargs="?", const="/dev/vhci", metavar="PATH",
+                        help="also make a controller A the kernel's hciN through /dev/vhci (module hci_vhci; "
+                             "READY waits until the kernel has set it up)")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="generic")
     parser.add_argument("--address", default=None,
                         help="peripheral address (default B0:B0:B0:00:00:01, or C2:B0:B0:00:00:01 with --random)")
@@ -83,6 +89,13 @@ async def run(args) -> int:
         ports["pty"] = HostPort("A-pty", link, HOST_ADDRESS_PTY, args.legacy_reports)
         pty = PtyHost(ports["pty"])
 
+    vhci = None
+    vhci_index = None
+    if args.vhci:
+        ports["vhci"] = HostPort("A-vhci", link, HOST_ADDRESS_VHCI, args.legacy_reports)
+        vhci = VhciHost(ports["vhci"], args.vhci)
+        vhci_index = await vhci.wait_until_set_up(timeout=30.0)
+
     control = ControlServer(peripheral, ports, on_quit=stop.set)
     control_port = await control.start("127.0.0.1", args.control_port)
 
@@ -107,6 +120,8 @@ async def run(args) -> int:
             f"control=127.0.0.1:{control_port}")
     if pty is not None:
         line += f" pty={pty.path}"
+    if vhci_index is not None:
+        line += f" vhci=hci{vhci_index}"
     print(line, flush=True)
 
     await stop.wait()
@@ -114,6 +129,8 @@ async def run(args) -> int:
     tcp.close()  # drops a connected host: the peripheral sees the link go
     if pty is not None:
         pty.close()
+    if vhci is not None:
+        vhci.close()
     await asyncio.sleep(0.05)
     await peripheral.aclose()
     if snoop_file is not None:

@@ -55,11 +55,15 @@ public struct PixelFormatInfo: Hashable, Sendable {
         self.sizes = sizes
     }
 
-    /// The text form of a V4L2 pixel format code (little-endian characters).
+    /// The text form of a V4L2 pixel format code (little-endian characters). Bit 31 is not part of
+    /// the name: it marks the big-endian variant (`v4l2_fourcc_be`), written with a `-BE` suffix as
+    /// v4l2-ctl does (`Y16-BE`, `AR15-BE`).
     public static func fourccString(_ code: UInt32) -> String {
-        let chars = (0..<4).map { UInt8((code >> (8 * UInt32($0))) & 0xFF) }
-        return String(decoding: chars.map { (0x20...0x7E).contains($0) ? $0 : 0x3F }, as: UTF8.self)
+        let bigEndianFlag: UInt32 = 1 << 31
+        let chars = (0..<4).map { UInt8(((code & ~bigEndianFlag) >> (8 * UInt32($0))) & 0xFF) }
+        let name = String(decoding: chars.map { (0x20...0x7E).contains($0) ? $0 : 0x3F }, as: UTF8.self)
             .trimmingTrailingSpaces()
+        return code & bigEndianFlag != 0 ? name + "-BE" : name
     }
 }
 

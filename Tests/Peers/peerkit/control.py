@@ -80,7 +80,7 @@ class ControlServer:
     def _port(self, request):
         name = request.get("port")
         if name is None:  # the port a host is attached to, TCP first
-            for candidate in ("tcp", "pty"):
+            for candidate in ("tcp", "pty", "vhci"):
                 port = self.host_ports.get(candidate)
                 if port is not None and port.writer is not None:
                     return port

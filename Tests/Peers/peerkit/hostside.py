@@ -337,3 +337,85 @@ class PtyHost:
             self.loop.remove_writer(self.primary)
         os.close(self.primary)
         os.close(self.replica)
+
+
+# ---------------------------------------------------------------------------------------
+class VhciHost:
+    """Controller A as the kernel's own controller, through /dev/vhci (module hci_vhci).
+
+    Opening /dev/vhci and writing the vendor packet `FF 00` makes the kernel register a new
+    primary controller (hciN) whose driver is this process: the kernel's HCI commands arrive
+    here as H4 packets, one per read, and every write must be one whole H4 packet. The kernel
+    answers the creation with `FF 00 <index, u16 little-endian>`.
+
+    Once registered, the kernel runs its own set-up on the controller (HCI_Reset, reads, …)
+    and, with no bluetoothd around, powers it off again 2 s later. Until then, binding the
+    user channel fails with EBUSY. `wait_until_set_up` waits for that power-off: the kernel
+    has sent commands, and HCIGETDEVINFO no longer shows the transport running. (It cannot
+    wait for HCI_UP: the kernel hides UP while the auto-off is pending.)
+    """
+
+    HCI_VENDOR_PKT = 0xFF
+    HCI_PRIMARY = 0x00
+    # HCIGETDEVINFO = _IOR('H', 211, int); struct hci_dev_info is 92 bytes, flags (u32) at 16
+    HCIGETDEVINFO = 0x800448D3
+    HCI_INIT = 1 << 1
+    HCI_RUNNING = 1 << 2
+    AF_BLUETOOTH, BTPROTO_HCI = 31, 1  # numbers: a pyenv Python may lack socket.AF_BLUETOOTH
+
+    def __init__(self, port: HostPort, path: str = "/dev/vhci"):
+        self.port = port
+        self.path = path
+        self.fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+        self.loop = asyncio.get_running_loop()
+        self.index: asyncio.Future[int] = self.loop.create_future()
+        self.packets_from_kernel = 0
+        self.loop.add_reader(self.fd, self._readable)
+        port.attach(self._write)
+        os.write(self.fd, bytes([self.HCI_VENDOR_PKT, self.HCI_PRIMARY]))
+
+    def _readable(self):
+        try:
+            data = os.read(self.fd, 1 + 4 + 65535)
+        except BlockingIOError:
+            return
+        if not data:
+            return
+        if data[0] == self.HCI_VENDOR_PKT:
+            if len(data) >= 4 and not self.index.done():
+                self.index.set_result(int.from_bytes(data[2:4], "little"))
+            return
+        self.packets_from_kernel += 1
+        self.port.feed(data)
+
+    def _write(self, data: bytes) -> None:
+        try:
+            os.write(self.fd, data)
+        except OSError as error:  # the kernel dropped the controller (module unloaded)
+            log.warning("vhci: write failed: %s", error)
+
+    def flags(self, index: int) -> int:
+        import fcntl as _fcntl
+        import socket
+        import struct
+        with socket.socket(self.AF_BLUETOOTH, socket.SOCK_RAW, self.BTPROTO_HCI) as sock:
+            request = bytearray(92)
+            struct.pack_into("<H", request, 0, index)
+            _fcntl.ioctl(sock.fileno(), self.HCIGETDEVINFO, request)
+            return struct.unpack_from("<I", request, 16)[0]
+
+    async def wait_until_set_up(self, timeout: float) -> int:
+        """The controller's index, once the kernel has set it up and powered it off again."""
+        index = await asyncio.wait_for(self.index, timeout)
+        deadline = self.loop.time() + timeout
+        while self.packets_from_kernel == 0 or self.flags(index) & (self.HCI_RUNNING | self.HCI_INIT):
+            if self.loop.time() > deadline:
+                raise TimeoutError(f"hci{index}: the kernel did not finish setting it up within {timeout} s "
+                                   f"({self.packets_from_kernel} packets from the kernel, "
+                                   f"flags 0x{self.flags(index):X})")
+            await asyncio.sleep(0.02)
+        return index
+
+    def close(self):
+        self.loop.remove_reader(self.fd)
+        os.close(self.fd)  # the kernel unregisters hciN
