@@ -63,7 +63,7 @@ struct FakeTree {
         #expect(HCIAccessError.from(.busy, controller: 0) == .busy("hci0"))
         #expect(HCIAccessError.from(.noDevice, controller: 3) == .noSuchController(3))
         #expect(HCIAccessError.notPermitted.description == "needs CAP_NET_ADMIN (run with sudo or setcap cap_net_admin+ep on hwprobe)")
-        #expect(HCIAccessError.busy("hci0").description == "hci0 is up and owned by bluetoothd: stop it or use another controller")
+        #expect(HCIAccessError.busy("hci0").description == "hci0 is busy: another program holds it through the HCI user channel (or it is still being set up): close that program and retry, or use another controller")
         #expect(HCIAccessError.noKernelSupport.description.hasPrefix("kernel has no Bluetooth support"))
     }
 

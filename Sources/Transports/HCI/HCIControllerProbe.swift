@@ -32,7 +32,7 @@ public enum HCIAccessError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .noKernelSupport: "kernel has no Bluetooth support (AF_BLUETOOTH unavailable: load the bluetooth module)"
         case .notPermitted: "needs CAP_NET_ADMIN (run with sudo or setcap cap_net_admin+ep on hwprobe)"
-        case .busy(let name): "\(name) is up and owned by bluetoothd: stop it or use another controller"
+        case .busy(let name): "\(name) is busy: another program holds it through the HCI user channel (or it is still being set up): close that program and retry, or use another controller"
         case .noSuchController(let index): "no such controller hci\(index) (see hwprobe list)"
         case .system(let why): why
         }

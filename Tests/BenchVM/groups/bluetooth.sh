@@ -5,7 +5,7 @@
 # Runs inside the bench VM with modules bluetooth and hci_vhci: scripts/test-vm bluetooth.
 . "$(dirname "$0")/../guest-lib.sh"
 
-BUSY="hci0 is up and owned by bluetoothd: stop it or use another controller"
+BUSY="hci0 is busy: another program holds it through the HCI user channel (or it is still being set up): close that program and retry, or use another controller"
 NO_CAP="needs CAP_NET_ADMIN (run with sudo or setcap cap_net_admin+ep on hwprobe)"
 
 # The peer runs until it is stopped at the end (its stdin is a fifo nobody writes to).

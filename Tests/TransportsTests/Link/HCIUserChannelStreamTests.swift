@@ -61,7 +61,7 @@ import Testing
         #expect(map(EACCES) == .notPermitted)
         #expect(map(ENODEV) == .noSuchController(0))
         #expect(map(EBUSY) == .busy("hci0"))
-        #expect(map(EBUSY).description == "hci0 is up and owned by bluetoothd: stop it or use another controller")
+        #expect(map(EBUSY).description == "hci0 is busy: another program holds it through the HCI user channel (or it is still being set up): close that program and retry, or use another controller")
         #expect(map(EPERM).description.hasPrefix("needs CAP_NET_ADMIN (run with sudo or setcap"))
     }
 }
