@@ -219,3 +219,35 @@ import MediaSupport
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 }
+
+/// Unattended, a camera that keeps streaming without ever showing the next code ends the run
+/// after the idle limit instead of holding it forever.
+@Suite struct ImportIdleLimitTests {
+    @Test func aCameraThatShowsNoCodesTimesOut() async throws {
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        // Ten seconds of blank frames, played at their own pace: the run must end long before.
+        let video = scratch.path("blank.y4m")
+        let writer = try Y4MWriter(path: video, width: 64, height: 48, frameRateNumerator: 10, frameRateDenominator: 1)
+        for sequence in 0..<100 { try writer.write(QRFixture.blank(width: 64, height: 48, sequence: UInt64(sequence))) }
+        writer.close()
+        let password = try scratch.write("password", "x")
+        let out = scratch.path("vault.json")
+        let captured = CapturedConsole()
+        let code = await HWProbe(console: captured.console, listSources: .empty)
+            .run(["import", "--camera", "file:\(video)", "--password-file", password, "--out", out, "--timeout", "0.5", "--json"])
+        #expect(code == 1, "\(captured.stderr)")
+        let json = try JSONShape.parse(captured.stdout)
+        #expect(json["error"]?["kind"]?.string == "timedOut")
+        #expect(json["error"]?["message"]?.string?.hasPrefix("no new backup code for 0.5 s (0 of ? scanned)") == true)
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test func theLimitMustBeAPositiveNumber() async {
+        let captured = CapturedConsole()
+        let code = await HWProbe(console: captured.console, listSources: .empty)
+            .run(["import", "--camera", "sim:", "--password-file", "/dev/null", "--out", "/nonexistent/x", "--timeout", "-3"])
+        #expect(code == 2)
+        #expect(captured.stderr.contains("--timeout must be a number of seconds between 0 and 86400"))
+    }
+}

@@ -29,6 +29,7 @@ struct ImportCommand: Sendable {
         let uri: DeviceURI
         do { uri = try DeviceURI(parsing: cameraText) } catch { throw CLIFailure(kind: .usage, message: error.description) }
         let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
+        let requestedIdleLimit = try Self.idleLimit(invocation)
         let force = invocation.has("--force")
         if FileManager.default.fileExists(atPath: out) && !force {
             throw CLIFailure(kind: .usage, message: "\(out) exists: choose another --out, or add --force to replace it on success")
@@ -52,6 +53,27 @@ struct ImportCommand: Sendable {
         let importer = BackupImportFlow(codes: source, clock: clock, motion: motion, unattended: unattended)
         let drawing = Task { await presenter.present(importer.outputs) }
         let interrupt = CancelOnInterrupt { importer.cancel() }
+        // Unattended, a live camera that never shows the next code must not hold the run forever.
+        let idleLimit = requestedIdleLimit ?? (unattended ? .seconds(120) : nil)
+        let idle = Locked(false)
+        let watchdog = Task {
+            guard let idleLimit else { return }
+            let step = Duration.milliseconds(100)
+            var last = importer.progress.scanned
+            var quiet = Duration.zero
+            while !Task.isCancelled {
+                do { try await clock.sleep(for: step) } catch { return }
+                let now = importer.progress.scanned
+                quiet = now == last ? quiet + step : .zero
+                last = now
+                if quiet >= idleLimit {
+                    idle.withLock { $0 = true }
+                    importer.cancel()
+                    return
+                }
+            }
+        }
+        defer { watchdog.cancel() }
         var scanned = await importer.run()
         // Interactively, a camera that stops early (unplugged, or a file that ran out) is not the
         // end: the codes so far are kept and the scan carries on from another source.
@@ -88,6 +110,11 @@ struct ImportCommand: Sendable {
             throw CLIFailure(kind: .incomplete, message: "the camera stopped after \(scanned) of \(total.map(String.init) ?? "?") codes")
         case .cancelled:
             await presenter.finish()
+            if idle.withLock({ $0 }), let idleLimit {
+                let (count, total) = importer.progress
+                throw CLIFailure(kind: .timedOut, message: "no new backup code for \(idleLimit.seconds) s (\(count) of \(total.map(String.init) ?? "?") scanned): "
+                                 + "point the camera at the codes, or give more time with --timeout")
+            }
             throw CLIFailure(kind: .cancelled, message: "cancelled")
         }
 
@@ -159,6 +186,16 @@ struct ImportCommand: Sendable {
         default:
             throw CLIFailure(kind: .usage, message: "\(uri) is not a camera (use v4l2:/dev/videoN, file:PATH or sim:)")
         }
+    }
+
+    /// How long the scan waits for the next new code, from `--timeout S`. Without it an
+    /// unattended run waits 120 s and an interactive one has no limit (a person can press Ctrl-C).
+    static func idleLimit(_ invocation: Invocation) throws(CLIFailure) -> Duration? {
+        guard let text = invocation.value("--timeout") else { return nil }
+        guard let value = Double(text), value > 0, value <= 86_400 else {
+            throw CLIFailure(kind: .usage, message: "--timeout must be a number of seconds between 0 and 86400")
+        }
+        return .milliseconds(Int64(value * 1000))
     }
 
     /// The file's text; exactly one trailing newline is not part of the password.

@@ -70,6 +70,12 @@ extension Duration {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
+
+    /// `120`, `0.5`: seconds as a person writes them.
+    var seconds: String {
+        let value = Double(milliseconds) / 1000
+        return value == value.rounded() ? String(Int64(value)) : String(value)
+    }
 }
 
 func hexColor(_ color: IndicatorColor) -> String {
