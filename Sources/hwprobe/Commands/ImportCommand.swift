@@ -131,14 +131,24 @@ struct ImportCommand: Sendable {
         case .sim:
             return bench.backupCodes
         case .file, .v4l2:
+            let decoder = try Self.decoder()
             do {
                 let camera = try await CameraSources.open(uri, clock: clock)
-                return DecodingPipeline(camera: camera, decoder: ZBarDecoder())
+                return DecodingPipeline(camera: camera, decoder: decoder)
             } catch {
                 throw CLIFailure(kind: .device, message: error.description)
             }
         default:
             throw CLIFailure(kind: .usage, message: "\(uri) is not a camera (use v4l2:/dev/videoN, file:PATH or sim:)")
+        }
+    }
+
+    /// The QR decoder for camera frames: `HWPROBE_DECODER` names one of `CodeDecoders.names`
+    /// (`zxing+zbar` unless set), so a decoder can be tried against a real camera without a rebuild.
+    static func decoder(environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIFailure) -> any CodeDecoder {
+        let name = environment["HWPROBE_DECODER"] ?? CodeDecoders.defaultName
+        do { return try CodeDecoders.decoder(named: name) } catch {
+            throw CLIFailure(kind: .usage, message: "HWPROBE_DECODER: \(error.description)")
         }
     }
 
