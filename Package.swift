@@ -33,6 +33,10 @@ let package = Package(
         systemLibrary("CV4L2", pkgConfig: "libv4l2", apt: "libv4l-dev"),
         systemLibrary("CZBar", pkgConfig: "zbar", apt: "libzbar-dev"),
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
+        systemLibrary("CZXing", pkgConfig: "zxing", apt: "libzxing-dev"),
+        // zxing-cpp is C++: this bridge gives Swift a C function over its QR reader (no C++ interop,
+        // no exception crossing into Swift).
+        .target(name: "CZXingBridge", dependencies: ["CZXing"], path: "Sources/CZXingBridge"),
         // Thin C wrappers for what Swift cannot import: variadic ioctl/open and function-like ioctl macros.
         .target(name: "CLinuxShims", dependencies: ["CBlueZ"], path: "Sources/CLinuxShims"),
 
@@ -42,7 +46,7 @@ let package = Package(
         .target(name: "HAL", path: "Sources/HAL"),
         .target(name: "Transports", dependencies: ["HAL", "LinuxIO", "CLinuxShims", "CBlueZ", "CLibUSB"],
                 path: "Sources/Transports"),
-        .target(name: "Capture", dependencies: ["HAL", "LinuxIO", "CLinuxShims", "CV4L2", "CZBar"],
+        .target(name: "Capture", dependencies: ["HAL", "LinuxIO", "CLinuxShims", "CV4L2", "CZBar", "CZXingBridge"],
                 path: "Sources/Capture"),
         .target(name: "Flows", dependencies: ["HAL", "CCrypto"], path: "Sources/Flows"),
         .executableTarget(
@@ -60,10 +64,15 @@ let package = Package(
         // Writes the VB1 backup video that Tests/BenchVM feeds through vivid (test-only).
         .executableTarget(name: "bench-vm-fixtures", dependencies: ["HAL", "Capture", "Flows", "MediaSupport"],
                           path: "Tests/BenchVM/Fixtures"),
+        // The reference the decode benchmark compares against: zbar_scan_image called from a plain C loop.
+        .target(name: "CZBarReference", dependencies: ["CZBar"], path: "Benchmarks/ZBarReference"),
+        .executableTarget(name: "decode-bench", dependencies: ["HAL", "Capture", "MediaSupport", "CZBarReference"],
+                          path: "Benchmarks/DecodeBench"),
         .testTarget(name: "HALTests", dependencies: ["HAL"], path: "Tests/HALTests"),
         // Starts and talks to the bumble peers (Tests/Peers) for the real-path tests of several targets.
         .target(name: "PeerSupport", dependencies: ["HAL", "Transports"], path: "Tests/PeerSupport"),
-        // QR pictures made by Debian's qrencode CLI, for the capture and import tests.
+        // QR pictures made by Debian's qrencode CLI, and the blur, noise and perspective that spoil
+        // them, for the capture and import tests and the decode benchmark.
         .target(name: "MediaSupport", dependencies: ["HAL"], path: "Tests/MediaSupport"),
         // Re-runs test suites inside a umockdev testbed (Tests/Fixtures/umockdev emulate the devices).
         .target(name: "DeviceSupport", path: "Tests/DeviceSupport"),

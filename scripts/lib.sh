@@ -10,8 +10,8 @@ if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
 fi
 command -v swift >/dev/null 2>&1 || { echo "swift not found: install Swift 6 (https://swift.org/install)" >&2; exit 1; }
 
-# Build-time libraries: BlueZ headers, libusb, libv4l2, zbar, OpenSSL's libcrypto.
-APT_PACKAGES=(pkg-config libbluetooth-dev libusb-1.0-0-dev libv4l-dev libzbar-dev libssl-dev)
+# Build-time libraries: BlueZ headers, libusb, libv4l2, zbar and zxing-cpp (QR), OpenSSL's libcrypto.
+APT_PACKAGES=(pkg-config libbluetooth-dev libusb-1.0-0-dev libv4l-dev libzbar-dev libzxing-dev libssl-dev)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi

@@ -13,61 +13,6 @@ enum VB1Vector {
     ]
 }
 
-/// Deterministic pseudo-random numbers (tests must repeat exactly).
-struct TestRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state = state &* 6364136223846793005 &+ 1442695040888963407
-        return state >> 33
-    }
-    mutating func next(in range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.count))
-    }
-}
-
-enum ImageOps {
-    /// Adds uniform noise of ±amplitude to every pixel.
-    static func noisy(_ frame: GrayFrame, amplitude: Int, seed: UInt64 = 42) -> GrayFrame {
-        var random = TestRandom(state: seed)
-        var out = frame
-        out.pixels = frame.pixels.map { UInt8(clamping: Int($0) + random.next(in: -amplitude...amplitude)) }
-        return out
-    }
-
-    /// A (2r+1)×(2r+1) box filter: an out-of-focus camera.
-    static func boxBlurred(_ frame: GrayFrame, radius: Int) -> GrayFrame {
-        var out = frame
-        for y in 0..<frame.height {
-            for x in 0..<frame.width {
-                var sum = 0
-                var count = 0
-                for dy in -radius...radius {
-                    for dx in -radius...radius {
-                        let sx = x + dx
-                        let sy = y + dy
-                        guard sx >= 0, sy >= 0, sx < frame.width, sy < frame.height else { continue }
-                        sum += Int(frame.pixels[sy * frame.stride + sx])
-                        count += 1
-                    }
-                }
-                out.pixels[y * frame.stride + x] = UInt8(sum / count)
-            }
-        }
-        return out
-    }
-
-    /// The same picture with `padding` junk bytes after every row.
-    static func padded(_ frame: GrayFrame, padding: Int) -> GrayFrame {
-        var pixels: [UInt8] = []
-        for row in 0..<frame.height {
-            pixels.append(contentsOf: frame.pixels[(row * frame.stride)..<(row * frame.stride + frame.width)])
-            pixels.append(contentsOf: (0..<padding).map { UInt8(($0 * 37 + row) & 0xFF) })
-        }
-        return GrayFrame(width: frame.width, height: frame.height, stride: frame.width + padding, pixels: pixels,
-                         timestamp: frame.timestamp, sequence: frame.sequence)
-    }
-}
-
 /// A scratch directory removed when the test is done.
 final class TemporaryDirectory {
     let url: URL

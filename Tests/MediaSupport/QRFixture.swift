@@ -10,13 +10,30 @@ public enum QRFixture {
     /// The module matrix (true = dark) of `text`, without quiet zone. Upper-case letters, digits
     /// and ` $%*+-./:` make qrencode choose alphanumeric mode by itself.
     public static func modules(_ text: String, level: String = "M") throws -> [[Bool]] {
+        try run(["-t", "ASCII", "-m", "0", "-l", level, text], input: nil, describing: "'\(text)'")
+    }
+
+    /// The module matrix of `bytes` in 8-bit (byte) mode, whatever they are: qrencode reads them
+    /// from standard input, so NUL and bytes that are not UTF-8 are kept.
+    public static func modules(bytes: [UInt8], level: String = "M") throws -> [[Bool]] {
+        try run(["-8", "-t", "ASCII", "-m", "0", "-l", level], input: bytes, describing: "\(bytes.count) bytes")
+    }
+
+    private static func run(_ arguments: [String], input: [UInt8]?, describing what: String) throws -> [[Bool]] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/qrencode")
-        process.arguments = ["-t", "ASCII", "-m", "0", "-l", level, text]
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
+        let feed = Pipe()
+        if input != nil { process.standardInput = feed }
         do { try process.run() } catch {
             throw QRCodeGenerationFailed(description: "cannot run /usr/bin/qrencode (apt install qrencode): \(error)")
+        }
+        if let input {
+            // Small enough for the pipe's buffer: written whole before reading the output.
+            feed.fileHandleForWriting.write(Data(input))
+            try? feed.fileHandleForWriting.close()
         }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -30,7 +47,7 @@ public enum QRFixture {
             return stride(from: 0, to: chars.count, by: 2).map { chars[$0] == "#" }
         }
         guard let n = rows.first?.count, n >= 21, rows.count == n, rows.allSatisfy({ $0.count == n }) else {
-            throw QRCodeGenerationFailed(description: "qrencode drew no square symbol for '\(text)'")
+            throw QRCodeGenerationFailed(description: "qrencode drew no square symbol for \(what)")
         }
         return rows
     }

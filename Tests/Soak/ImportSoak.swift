@@ -100,7 +100,9 @@ struct ImportSoak {
         var outcome = "?"
         do {
             let camera = try FileCameraSource(path: path, paced: false)
-            let importer = BackupImportFlow(codes: DecodingPipeline(camera: camera, decoder: ZBarDecoder()), clock: clock, unattended: true)
+            // The arrangement hwprobe uses: zxing, and zbar when zxing reads nothing but a code seems there.
+            let decoder = try CodeDecoders.decoder(named: CodeDecoders.defaultName)
+            let importer = BackupImportFlow(codes: DecodingPipeline(camera: camera, decoder: decoder), clock: clock, unattended: true)
             importBox = WeakBox(importer)
             let drain = Task { for await _ in importer.outputs {} }
             let scanned = await importer.run()

@@ -177,9 +177,10 @@ struct ImportCommand: Sendable {
         case .sim:
             return bench.backupCodes
         case .file, .v4l2:
+            let decoder = try Self.decoder()
             do {
                 let camera = try await CameraSources.open(uri, clock: clock)
-                return DecodingPipeline(camera: camera, decoder: ZBarDecoder())
+                return DecodingPipeline(camera: camera, decoder: decoder)
             } catch {
                 throw CLIFailure(kind: .device, message: error.description)
             }
@@ -196,6 +197,15 @@ struct ImportCommand: Sendable {
             throw CLIFailure(kind: .usage, message: "--timeout must be a number of seconds between 0 and 86400")
         }
         return .milliseconds(Int64(value * 1000))
+    }
+
+    /// The QR decoder for camera frames: `HWPROBE_DECODER` names one of `CodeDecoders.names`
+    /// (`zxing+zbar` unless set), so a decoder can be tried against a real camera without a rebuild.
+    static func decoder(environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIFailure) -> any CodeDecoder {
+        let name = environment["HWPROBE_DECODER"] ?? CodeDecoders.defaultName
+        do { return try CodeDecoders.decoder(named: name) } catch {
+            throw CLIFailure(kind: .usage, message: "HWPROBE_DECODER: \(error.description)")
+        }
     }
 
     /// The file's text; exactly one trailing newline is not part of the password.

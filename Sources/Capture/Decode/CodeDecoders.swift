@@ -1,0 +1,29 @@
+import HAL
+
+/// The QR decoders Capture offers, by name: the one place that picks a decoder, so
+/// `hwprobe import`, the benchmark and the tests all mean the same thing by "zxing".
+public enum CodeDecoders {
+    /// Every decoder name, the default first.
+    public static let names = [defaultName, "zxing", "zbar"]
+
+    /// What `hwprobe import` decodes with unless told otherwise.
+    public static let defaultName = "zxing+zbar"
+
+    /// A new decoder of that name. Decoders hold scanner state, so each pipeline gets its own.
+    public static func decoder(named name: String) throws(UnknownDecoder) -> any CodeDecoder {
+        switch name {
+        case "zbar": ZBarDecoder()
+        case "zxing": ZXingDecoder()
+        case defaultName: ZXingThenZBarDecoder()
+        default: throw UnknownDecoder(name: name)
+        }
+    }
+}
+
+/// A decoder name that `CodeDecoders` does not know.
+public struct UnknownDecoder: Error, Hashable, Sendable, CustomStringConvertible {
+    public var name: String
+    public var description: String {
+        "no QR decoder called '\(name)' (choose one of \(CodeDecoders.names.joined(separator: ", ")))"
+    }
+}

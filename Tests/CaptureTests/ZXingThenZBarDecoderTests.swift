@@ -1,0 +1,105 @@
+import HAL
+import Synchronization
+import Testing
+@testable import Capture
+
+/// The arrangement `hwprobe import` uses: zxing first, zbar only when zxing read nothing and
+/// `CodeRegions` sees a code. A stand-in for zbar counts when it is asked.
+@Suite struct ZXingThenZBarDecoderTests {
+    /// ZBarDecoder, counting its calls.
+    final class CountingZBar: CodeDecoder {
+        let name = "zbar (counted)"
+        private let zbar = ZBarDecoder()
+        private let count = Mutex(0)
+        var calls: Int { count.withLock { $0 } }
+
+        func decode(_ frame: GrayFrame) -> [DecodedSymbol] {
+            count.withLock { $0 += 1 }
+            return zbar.decode(frame)
+        }
+    }
+
+    /// A small code (3 pixels a module) in the corner of the frame, out of focus by a pixel: zbar
+    /// reads it, zxing does not.
+    static func smallBlurredCode(_ text: String) throws -> GrayFrame {
+        var pixels = [UInt8](repeating: 140, count: 320 * 240)
+        QRFixture.draw(try QRFixture.modules(text), scale: 3, at: 40, 30, into: &pixels, width: 320)
+        return ImageOps.boxBlurred(GrayFrame(width: 320, height: 240, pixels: pixels, timestamp: .zero, sequence: 0), radius: 1)
+    }
+
+    /// Flat shapes and nothing else: edges, but no code.
+    static func rectangles() -> GrayFrame {
+        var frame = QRFixture.blank()
+        var random = TestRandom(state: 3)
+        for _ in 0..<10 {
+            let (w, h) = (random.next(in: 20...90), random.next(in: 20...70))
+            let (x0, y0) = (random.next(in: 0...(320 - w)), random.next(in: 0...(240 - h)))
+            let shade = UInt8(random.next(in: 20...235))
+            for y in y0..<(y0 + h) { for x in x0..<(x0 + w) { frame.pixels[y * 320 + x] = shade } }
+        }
+        return ImageOps.noisy(frame, amplitude: 4)
+    }
+
+    @Test func zbarIsNotAskedWhenZXingReadsTheFrame() throws {
+        let zbar = CountingZBar()
+        let decoder = ZXingThenZBarDecoder(zbar: zbar)
+        #expect(decoder.decode(try QRFixture.frame(VB1Vector.codes[0])).map(\.text) == [VB1Vector.codes[0]])
+        #expect(zbar.calls == 0)
+    }
+
+    @Test func zbarIsNotAskedWhenNothingLooksLikeACode() {
+        let zbar = CountingZBar()
+        let decoder = ZXingThenZBarDecoder(zbar: zbar)
+        #expect(decoder.decode(QRFixture.blank()) == [])
+        #expect(decoder.decode(ImageOps.noisy(QRFixture.blank(), amplitude: 40)) == [])
+        #expect(decoder.decode(Self.rectangles()) == [])
+        #expect(zbar.calls == 0)
+    }
+
+    /// (The third code is lost to both at this size and blur.)
+    @Test(arguments: 0..<2)
+    func zbarReadsWhatZXingMisses(_ index: Int) throws {
+        let code = VB1Vector.codes[index]
+        let frame = try Self.smallBlurredCode(code)
+        // The premise: this is a frame only zbar reads.
+        #expect(ZXingDecoder().decode(frame) == [])
+        #expect(ZBarDecoder().decode(frame).map(\.text) == [code])
+
+        let zbar = CountingZBar()
+        #expect(ZXingThenZBarDecoder(zbar: zbar).decode(frame).map(\.text) == [code])
+        #expect(zbar.calls == 1)
+    }
+
+    @Test func withoutTheHintZBarIsAskedOnEveryFrameZXingCannotRead() {
+        let zbar = CountingZBar()
+        let decoder = ZXingThenZBarDecoder(fallback: .always, zbar: zbar)
+        #expect(decoder.name == "zxing+zbar/always")
+        #expect(decoder.decode(QRFixture.blank()) == [])
+        #expect(decoder.decode(Self.rectangles()) == [])
+        #expect(zbar.calls == 2)
+    }
+
+    @Test func aMalformedFrameGivesNothing() {
+        let decoder = ZXingThenZBarDecoder()
+        #expect(decoder.decode(GrayFrame(width: 10, height: 10, pixels: [1, 2, 3], timestamp: .zero, sequence: 0)) == [])
+        #expect(decoder.decode(GrayFrame(width: 0, height: 0, pixels: [], timestamp: .zero, sequence: 0)) == [])
+    }
+
+    @Test func theRegistryNamesEachDecoder() throws {
+        #expect(CodeDecoders.names == ["zxing+zbar", "zxing", "zbar"])
+        #expect(CodeDecoders.defaultName == "zxing+zbar")
+        for name in CodeDecoders.names {
+            let decoder = try CodeDecoders.decoder(named: name)
+            #expect(decoder.name == name)
+            #expect(decoder.decode(try QRFixture.frame(VB1Vector.codes[1])).map(\.text) == [VB1Vector.codes[1]])
+        }
+        #expect(try CodeDecoders.decoder(named: "zxing+zbar") is ZXingThenZBarDecoder)
+        #expect(try CodeDecoders.decoder(named: "zxing") is ZXingDecoder)
+        #expect(try CodeDecoders.decoder(named: "zbar") is ZBarDecoder)
+    }
+
+    @Test func anUnknownNameSaysWhichNamesThereAre() {
+        #expect(throws: UnknownDecoder(name: "quirc")) { try CodeDecoders.decoder(named: "quirc") }
+        #expect(UnknownDecoder(name: "quirc").description == "no QR decoder called 'quirc' (choose one of zxing+zbar, zxing, zbar)")
+    }
+}
