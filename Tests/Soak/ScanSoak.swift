@@ -90,10 +90,19 @@ struct ScanSoak {
         var outcome: String
         var elapsed: Duration
         var leftovers: [String]
+        /// Whether the armed fault took effect (the peer counts it); a fault whose moment never
+        /// came (the mirror left that state first) leaves the run unfaulted.
+        var struck: Bool
+    }
+
+    static func faultsApplied(_ peer: PeerProcess) async -> Int {
+        let state = try? await peer.command(["cmd": "state"])
+        return (state?["mirror"] as? [String: Any])?["faultsApplied"] as? Int ?? -1
     }
 
     /// One scan with `fault` armed; everything it opened is closed and checked before it returns.
     func run(_ fault: Fault, peer: PeerProcess, baseline: ProcessResources) async throws -> Run {
+        let appliedBefore = await Self.faultsApplied(peer)
         if let command = fault.command {
             var request = command
             request["cmd"] = "mirror_fault"
@@ -132,8 +141,10 @@ struct ScanSoak {
         }
         let elapsed = started.duration(to: clock.now)
         await peer.waitUntilIdle()
+        let appliedAfter = await Self.faultsApplied(peer)
+        let struck = fault.command == nil || appliedAfter > appliedBefore
         _ = try? await peer.command(["cmd": "mirror_fault", "fault": "clear"])
         let leftovers = await leftovers(since: baseline, objects: [("flow", flowBox), ("HCI host", centralBox)])
-        return Run(fault: fault, outcome: outcome, elapsed: elapsed, leftovers: leftovers)
+        return Run(fault: fault, outcome: outcome, elapsed: elapsed, leftovers: leftovers, struck: struck)
     }
 }

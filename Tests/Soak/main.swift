@@ -43,16 +43,29 @@ if scans > 0 {
     _ = try await soak.run(ScanSoak.Fault(label: "warm-up", command: nil, expected: "complete", bound: .seconds(60)),
                            peer: peer, baseline: ProcessResources.now())
     let baseline = ProcessResources.now()
-    for number in 1...scans {
+    // Until `scans` runs were really faulted: a fault armed for a moment the mirror never
+    // reached (it left that state first) leaves its run unfaulted; such runs are counted apart.
+    var faulted = 0, unstruck = 0, number = 0
+    while faulted < scans && number < scans * 2 {
+        number += 1
         let fault = soak.nextFault()
         let run = try await soak.run(fault, peer: peer, baseline: baseline)
-        table.add(fault: fault.label.split(separator: "@").first.map(String.init) ?? fault.label, outcome: run.outcome)
         var extra = run.leftovers
         if run.elapsed > fault.bound { extra.append("took \(run.elapsed), bound \(fault.bound)") }
+        if !run.struck {
+            unstruck += 1
+            note(number, "scan", fault.label + " (never struck)", run.outcome, "complete", extra.joined(separator: "; "))
+            if run.outcome != "complete" || !extra.isEmpty { problems.append("scan \(number) \(fault.label) (never struck): \(run.outcome) \(extra)") }
+            memory.append(ProcessResources.now().residentKiB)
+            continue
+        }
+        if fault.command != nil { faulted += 1 }
+        table.add(fault: fault.label.split(separator: "@").first.map(String.init) ?? fault.label, outcome: run.outcome)
         note(number, "scan", fault.label, run.outcome, fault.expected, extra.joined(separator: "; "))
         if run.outcome != fault.expected || !extra.isEmpty { problems.append("scan \(number) \(fault.label): \(run.outcome) \(extra)") }
         memory.append(ProcessResources.now().residentKiB)
     }
+    print("scans: \(number) runs, \(faulted) with a fault that struck, \(unstruck) whose fault never struck, \(number - faulted - unstruck) without a fault")
     peer.stop()
     let end = ProcessResources.now()
     print("threads: \(baseline.threads) after warm-up, \(end.threads) at the end; descriptors: \(baseline.fileDescriptors) → \(end.fileDescriptors)")

@@ -81,6 +81,9 @@ class MirrorBehavior(_p.Behavior):
         self.chars: dict[str, Characteristic] = {}
         self.faults: dict[str, dict] = {}
         self.fired: list[str] = []
+        # Faults that took effect since the peer started (never cleared), so a soak can tell a
+        # fault that did its damage from one that was armed but never struck.
+        self.applied_total = 0
         self.connection = None
         self.tasks: set[asyncio.Task] = set()
         self.scan_task: asyncio.Task | None = None
@@ -199,6 +202,7 @@ class MirrorBehavior(_p.Behavior):
         await asyncio.sleep(fault.get("after_ms", 0) / 1000)
         if self.connection is None or self.state_ != state:
             return
+        self.applied_total += 1
         if name == "disconnect":
             await self.connection.disconnect(reason=fault.get("reason", 0x08))
         elif name == "error":
@@ -239,6 +243,8 @@ class MirrorBehavior(_p.Behavior):
             fault["count"] -= 1
             if fault["count"] <= 0:
                 self._fire("delay_writes")
+
+            self.applied_total += 1
 
             async def late():
                 await asyncio.sleep(fault["ms"] / 1000)
@@ -283,6 +289,7 @@ class MirrorBehavior(_p.Behavior):
         await self._sleep(T_SCALE_PRESENT)
         if "scale_never_present" in self.faults:
             self._fire("scale_never_present")
+            self.applied_total += 1
             return
         # Do not let the scale appear before the client could have subscribed.
         deadline = asyncio.get_running_loop().time() + SUBSCRIBE_GRACE
@@ -337,6 +344,7 @@ class MirrorBehavior(_p.Behavior):
             await self._sleep(T_SCAN / 20)
             if step_off_at is not None and progress >= step_off_at:
                 self._fire("step_off_early")
+                self.applied_total += 1
                 self._person_steps_off()
                 self._enter(ERROR, 4)
                 return
@@ -394,6 +402,8 @@ class MirrorBehavior(_p.Behavior):
                 raise att.ATT_Error(ERR_NOT_READY)
             battery = self.faults.get("battery", {}).get("battery", self.battery)
             if battery < 10:
+                if "battery" in self.faults:
+                    self.applied_total += 1
                 self._enter(ERROR, 6)
                 return
             self._restart_sequence(self._scan())
@@ -458,7 +468,7 @@ class MirrorBehavior(_p.Behavior):
             "initialized": self.initialized, "heightMm": self.height_mm, "units": self.units,
             "token": self.token.hex() if self.token else None,
             "silent": self.silent, "speed": self.speed,
-            "faults": self._faults_json(), "fired": list(self.fired),
+            "faults": self._faults_json(), "fired": list(self.fired), "faultsApplied": self.applied_total,
         }}
 
 
