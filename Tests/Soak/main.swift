@@ -1,7 +1,7 @@
 import Foundation
 import PeerSupport
 
-// soak [--scans N] [--imports N] [--seed S] [--speed X]
+// soak [--scans N] [--imports N] [--seed S] [--speed X] [--only FAULT-PREFIX]
 // Runs body scans against the bumble mirror peer and imports from generated videos, each with
 // one random fault, and checks after every run that it ended in the state defined for that
 // fault, within its deadline, leaving no descriptor, thread or flow behind, and that memory
@@ -48,7 +48,9 @@ if scans > 0 {
     var faulted = 0, unstruck = 0, number = 0
     while faulted < scans && number < scans * 2 {
         number += 1
-        let fault = soak.nextFault()
+        var fault = soak.nextFault()
+        // --only PREFIX repeats one kind of fault, to chase a finding.
+        while let only = options["only"], !fault.label.hasPrefix(only) { fault = soak.nextFault() }
         let run = try await soak.run(fault, peer: peer, baseline: baseline)
         var extra = run.leftovers
         if run.elapsed > fault.bound { extra.append("took \(run.elapsed), bound \(fault.bound)") }

@@ -248,6 +248,10 @@ class MirrorBehavior(_p.Behavior):
 
             async def late():
                 await asyncio.sleep(fault["ms"] / 1000)
+                if connection is not self.connection:
+                    # The link that asked is gone: answering now would put a stale Write
+                    # Response on whatever link has the same handle next.
+                    raise asyncio.CancelledError()
                 handler(connection, value)
             return late()
         return write
