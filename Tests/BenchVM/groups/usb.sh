@@ -5,8 +5,10 @@
 # `hwprobe haptics` must send exactly the reports the pattern table and the documented report and
 # ring mapping give for every cue (expectations written on the host by `bench-vm-fixtures haptics`);
 # unbinding the UDC mid-cue (an unplug) must be reported once and hang nothing.
-# No kernel driver binds the pad: nothing loads xpad (the guest runs no udev, and this kernel has no
-# uevent helper), which the group checks; --detach-kernel-driver is not needed.
+# No kernel driver binds the pad by itself: nothing loads xpad (the guest runs no udev, and this
+# kernel has no uevent helper), which the group checks. Then it loads xpad on purpose: our path must
+# refuse the held pad, take it with --detach-kernel-driver and give it back, and xpad's own force
+# feedback (through evdev) must send the same rumble reports as our encoder.
 # Runs inside the bench VM with modules dummy_hcd (is_high_speed=0), libcomposite, usb_f_fs:
 # scripts/test-vm usb.
 . "$(dirname "$0")/../guest-lib.sh"
@@ -81,7 +83,76 @@ for cue in $(cat "$expect/cues"); do
 done
 elapsed "$(wc -l < "$expect/cues") cues" "$started"
 
-# 3. Unplug mid-cue: the gadget, armed, unbinds its UDC right after the first report of `error`
+# 3. The kernel's own driver: load xpad (and evdev). It binds interface 0, so our libusb path must
+#    refuse with the exact busy message, take the pad with --detach-kernel-driver and give it back;
+#    and the pad's evdev node (xpad's force feedback) must turn the same cues into the same rumble
+#    reports as our own encoder: the kernel's xpad.c is an independent encoder of the wire format.
+BUSY="hwprobe haptics: the kernel's xpad driver holds this pad: use evdev:/dev/input/eventN (hwprobe list shows it) or pass --detach-kernel-driver"
+: > "$work/pad.jsonl"
+started=$(date +%s.%N)
+modprobe evdev && modprobe xpad
+xnode=""
+# xpad holds interface 0 and its evdev node exists (xnode: /dev/input/eventN)
+xpad_bound() {
+    case "$(readlink "$iface/driver" 2>/dev/null)" in */xpad) ;; *) return 1 ;; esac
+    for e in "$iface"/input/input*/event*; do [ -c "/dev/input/${e##*/}" ] && { xnode="/dev/input/${e##*/}"; return 0; }; done
+    return 1
+}
+led() { reports | grep -qx "$1"; }
+if wait_until 20 xpad_bound && wait_until 5 led "01 03 02"; then
+    elapsed "xpad loaded and bound" "$started"
+    pass "xpad binds interface 0 ($xnode) and lights the ring for player 1 (01 03 02)"
+    "$HWPROBE" list --json >"$work/list2.json" 2>"$work/list2.err"
+    seen="$(json "$work/list2.json" "sorted((d['uri'], d['driver']) for d in j['hapticDevices'])")"
+    if [ "$seen" = "[[\"evdev:$xnode\", \"evdev-rumble\"], [\"$PAD\", \"xbox360-usb\"]]" ]; then
+        pass "hwprobe list with xpad: the pad twice, $PAD (xbox360-usb) and evdev:$xnode (evdev-rumble)"
+    else
+        fail "hwprobe list with xpad: $PAD and evdev:$xnode" "$seen"
+    fi
+
+    timeout 30 "$HWPROBE" haptics --device "$PAD" --cue selection >"$work/busy.out" 2>"$work/busy.err"
+    rc=$?
+    if [ $rc -eq 3 ] && [ "$(cat "$work/busy.err")" = "$BUSY" ]; then pass "xpad holds the pad: exit 3, \"${BUSY#hwprobe haptics: }\""
+    else fail "xpad holds the pad: exit 3 with the busy message" "exit $rc" "$(cat "$work/busy.out" "$work/busy.err")"; fi
+
+    : > "$work/pad.jsonl"
+    timeout 30 "$HWPROBE" haptics --device "$PAD" --cue success --detach-kernel-driver >"$work/detach.out" 2>"$work/detach.err"
+    rc=$?
+    # given back on close: xpad probes the pad again and lights player 1 again (a new evdev node)
+    rebound=0
+    wait_until 20 xpad_bound && wait_until 5 led "01 03 02" && rebound=1
+    want="$(cat "$expect/xbox360-success.hex")"
+    if [ $rc -eq 0 ] && [ "$(reports | head -n "$(echo "$want" | wc -l)")" = "$want" ] && [ $rebound = 1 ]; then
+        pass "--detach-kernel-driver: the cue's reports exactly, then xpad has the pad back ($xnode, 01 03 02 again)"
+    else
+        fail "--detach-kernel-driver: the cue's reports, then xpad has the pad back" "exit $rc; rebound $rebound" "$(reports)" "$(cat "$work/detach.err")"
+    fi
+
+    # The same cues through xpad's force feedback: the rumble reports only (no light through evdev),
+    # and repeats of one report collapsed (ff-memless may send a stop twice: the effect's own end
+    # and our stop can both reach xpad).
+    rumbles() { grep '^00 08 ' | uniq; }
+    for cue in selection success error; do
+        : > "$work/pad.jsonl"
+        want="$(rumbles < "$expect/xbox360-$cue.hex")"
+        timeout 30 "$HWPROBE" haptics --device "evdev:$xnode" --cue "$cue" >"$work/x.out" 2>"$work/x.err"
+        rc=$?
+        settled() { [ "$(reports | rumbles)" = "$want" ]; }
+        if [ $rc -eq 0 ] && wait_until 5 settled; then
+            pass "evdev:$xnode (xpad) --cue $cue: xpad sends the rumble reports our encoder sends ($(echo "$want" | wc -l))"
+        else
+            fail "evdev:$xnode (xpad) --cue $cue: xpad sends the rumble reports our encoder sends" "exit $rc" "got:" "$(reports)" "expected:" "$want" "$(cat "$work/x.err")"
+        fi
+    done
+else
+    fail "xpad binds interface 0 and lights player 1" "$(readlink "$iface/driver")" "$(reports)"
+fi
+# Unload it again: the unplug below is our libusb path's.
+rmmod xpad
+unbound() { [ ! -e "$iface/driver" ]; }
+wait_until 10 unbound || fail "xpad unloaded lets go of interface 0" "$(readlink "$iface/driver")"
+
+# 4. Unplug mid-cue: the gadget, armed, unbinds its UDC right after the first report of `error`
 #    (400 ms long; the host's second report is already on its way).
 : > "$work/pad.jsonl"
 : > "$work/arm"
