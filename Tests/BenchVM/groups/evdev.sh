@@ -62,7 +62,19 @@ for cue in $(cat "$expect/cues"); do
 done
 elapsed "$(wc -l < "$expect/cues") cues" "$started"
 
-# 3. The pad goes away mid-cue (a second pad destroys itself right after the second play of
+# 3. Not ours to open (an unprivileged user: the node is root's).
+NO_PERM="hwprobe haptics: no permission to use evdev:$node: install the udev rule from the README or run with sudo"
+: > "$work/pad.jsonl"
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+    timeout 30 "$HWPROBE" haptics --device "evdev:$node" --cue selection >"$work/perm.out" 2>"$work/perm.err"
+rc=$?
+if [ $rc -eq 3 ] && [ "$(cat "$work/perm.err")" = "$NO_PERM" ] && [ ! -s "$work/pad.jsonl" ]; then
+    pass "as nobody: exit 3, \"${NO_PERM#hwprobe haptics: }\", nothing reached the pad"
+else
+    fail "as nobody: exit 3, \"${NO_PERM#hwprobe haptics: }\"" "exit $rc" "$(cat "$work/perm.out" "$work/perm.err" "$work/pad.jsonl")"
+fi
+
+# 4. The pad goes away mid-cue (a second pad destroys itself right after the second play of
 #    `error`, as an unplug would): reported once (exit 3, "disappeared"), nothing after it, no hang.
 kill "$pad"
 wait "$pad" 2>/dev/null

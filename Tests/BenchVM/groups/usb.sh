@@ -83,7 +83,22 @@ for cue in $(cat "$expect/cues"); do
 done
 elapsed "$(wc -l < "$expect/cues") cues" "$started"
 
-# 3. The kernel's own driver: load xpad (and evdev). It binds interface 0, so our libusb path must
+# 3. Not ours to open (an unprivileged user: usbfs nodes are root's).
+: > "$work/pad.jsonl"
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+    timeout 30 "$HWPROBE" haptics --device "$PAD" --cue selection >"$work/perm.out" 2>"$work/perm.err"
+rc=$?
+case "$(cat "$work/perm.err")" in
+    "hwprobe haptics: no permission to use usb:045e:028e@"*": install the udev rule from the README or run with sudo") said=1 ;;
+    *) said=0 ;;
+esac
+if [ $rc -eq 3 ] && [ $said = 1 ] && [ -z "$(reports)" ]; then
+    pass "as nobody: exit 3, \"$(sed 's/^hwprobe haptics: //' "$work/perm.err")\", nothing reached the pad"
+else
+    fail "as nobody: exit 3, \"no permission to use usb:045e:028e@…\"" "exit $rc" "$(cat "$work/perm.out" "$work/perm.err")" "$(reports)"
+fi
+
+# 4. The kernel's own driver: load xpad (and evdev). It binds interface 0, so our libusb path must
 #    refuse with the exact busy message, take the pad with --detach-kernel-driver and give it back;
 #    and the pad's evdev node (xpad's force feedback) must turn the same cues into the same rumble
 #    reports as our own encoder: the kernel's xpad.c is an independent encoder of the wire format.
@@ -152,7 +167,7 @@ rmmod xpad
 unbound() { [ ! -e "$iface/driver" ]; }
 wait_until 10 unbound || fail "xpad unloaded lets go of interface 0" "$(readlink "$iface/driver")"
 
-# 4. Unplug mid-cue: the gadget, armed, unbinds its UDC right after the first report of `error`
+# 5. Unplug mid-cue: the gadget, armed, unbinds its UDC right after the first report of `error`
 #    (400 ms long; the host's second report is already on its way).
 : > "$work/pad.jsonl"
 : > "$work/arm"
