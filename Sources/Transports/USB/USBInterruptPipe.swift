@@ -111,7 +111,7 @@ public final class USBInterruptPipe: Sendable {
     }
 
     /// Releases the interface, gives it back to a detached kernel driver and closes the device.
-    /// Waits for a transfer in flight (at most one timeout). Safe to call more than once.
+    /// Waits for a transfer in flight (at most one timeout and `unplugGrace`). Safe to call more than once.
     public func close() {
         session.withLock { Self.release(&$0, interface: options.interface, claimed: true) }
     }
@@ -129,9 +129,7 @@ public final class USBInterruptPipe: Sendable {
                 }
                 return
             }
-            // An unplug can surface as a timeout or an I/O error before the kernel says "no device";
-            // a device node that has gone settles it.
-            if rc == LIBUSB_ERROR_NO_DEVICE.rawValue || !nodeExists {
+            if Self.unplugged(rc, nodeExists: { nodeExists }, pause: { usleep(UInt32($0.components.seconds * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000)) }) {
                 session.gone = true
                 throw .disappeared(name)
             }
@@ -148,7 +146,30 @@ public final class USBInterruptPipe: Sendable {
         }
     }
 
-    /// usbfs removes `/dev/bus/usb/BBB/DDD` as soon as the device is gone.
+    /// How long a failed transfer watches the device node before it counts as an I/O error rather
+    /// than an unplug.
+    static let unplugGrace: Duration = .milliseconds(500)
+
+    /// Whether a transfer failed with `rc` because the device went away. An unplug often surfaces
+    /// first as an I/O error or a timeout (the host controller lost the device mid-transfer) and
+    /// only later as "no device": the hub driver notices the disconnect on its own thread and only
+    /// then does usbfs remove the node. So after such an error the node is watched for
+    /// `unplugGrace` (seen in the bench VM: an unbound gadget failed the transfer with an I/O error
+    /// while its node was still there). A stall or a refusal is the device answering: no wait.
+    static func unplugged(_ rc: Int32, grace: Duration = unplugGrace, step: Duration = .milliseconds(10),
+                          nodeExists: () -> Bool, pause: (Duration) -> Void) -> Bool {
+        if rc == LIBUSB_ERROR_NO_DEVICE.rawValue { return true }
+        if rc == LIBUSB_ERROR_PIPE.rawValue || rc == LIBUSB_ERROR_ACCESS.rawValue { return !nodeExists() }
+        var waited: Duration = .zero
+        while nodeExists() {
+            if waited >= grace { return false }
+            pause(step)
+            waited += step
+        }
+        return true
+    }
+
+    /// usbfs removes `/dev/bus/usb/BBB/DDD` once the kernel has processed the disconnect.
     private var nodeExists: Bool {
         let bus = String(bus), address = String(address)
         let path = "/dev/bus/usb/" + String(repeating: "0", count: max(0, 3 - bus.count)) + bus

@@ -12,9 +12,23 @@ import MediaSupport
 ///
 /// DIRECTORY/codes.y4m: frame 0 blank, then one frame per code (codes in order 2, 3, …, 1, so the
 /// import also has to cope with an order it did not expect); DIRECTORY/password; DIRECTORY/plaintext.
+///
+///     bench-vm-fixtures haptics DIRECTORY
+///
+/// writes what the evdev and usb groups expect a pad to receive for each cue (HapticExpectations).
 let arguments = CommandLine.arguments
+if arguments.count == 3 && arguments[1] == "haptics" {
+    do {
+        try HapticExpectations.write(to: URL(fileURLWithPath: arguments[2]))
+        print("haptic expectations for \(HapticCue.allCases.count) cues in \(arguments[2])")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("bench-vm-fixtures: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.count == 4, let width = Int(arguments[2]), let height = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: bench-vm-fixtures DIRECTORY WIDTH HEIGHT\n".utf8))
+    FileHandle.standardError.write(Data("usage: bench-vm-fixtures DIRECTORY WIDTH HEIGHT | bench-vm-fixtures haptics DIRECTORY\n".utf8))
     exit(2)
 }
 let directory = URL(fileURLWithPath: arguments[1])
