@@ -64,7 +64,7 @@ public struct Xbox360PadDriver: HapticPadDriver {
         case .kernelDriverAttached:
             .busy("the kernel's xpad driver holds this pad: use evdev:/dev/input/eventN (hwprobe list shows it) or pass --detach-kernel-driver")
         case .busy(let why): .busy(why)
-        case .notFound(let what): .io("no Xbox 360 pad usb:\(what) is attached: check the cable, or run `hwprobe list`")
+        case .notFound(let what): .notFound("no Xbox 360 pad usb:\(what) is attached: check the cable, or run `hwprobe list`")
         case .unsuitable(let why): .unsupported(why)
         case .timedOut(let why), .io(let why): .io(why)
         case .unavailable: .io(error.description)

@@ -23,7 +23,7 @@ import Testing
         let pad = try EvdevRumbleDriver().openActuator(Self.node)
         let scheduler = RumbleScheduler(pad, clock: ScaledClock(speed: 20))
         // The pad vanishes after two plays: error's third pulse finds it gone.
-        await #expect(throws: HapticError.disappeared("/dev/input/event0")) { try await scheduler.play(.error) }
+        await #expect(throws: HapticError.disappeared("evdev:/dev/input/event0")) { try await scheduler.play(.error) }
         try await scheduler.play(.success)
         #expect(await scheduler.hasDisappeared)
     }

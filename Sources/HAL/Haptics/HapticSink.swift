@@ -14,6 +14,8 @@ extension HapticSink {
 
 public enum HapticError: Error, Hashable, Sendable, CustomStringConvertible {
     case disappeared(String)
+    /// Nothing at that address: the words say what was looked for and what to check.
+    case notFound(String)
     case permissionDenied(String)
     case busy(String)
     case unsupported(String)
@@ -22,6 +24,7 @@ public enum HapticError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .disappeared(let device): "haptic device \(device) disappeared: carrying on without haptics"
+        case .notFound(let why): why
         case .permissionDenied(let device): "no permission to use \(device): install the udev rule from the README or run with sudo"
         case .busy(let why): why
         case .unsupported(let why): "unsupported: \(why)"

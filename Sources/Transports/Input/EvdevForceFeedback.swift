@@ -76,13 +76,13 @@ public final class EvdevForceFeedback: Sendable {
 
     private func perform(_ doing: String, _ call: (Int32) -> Int32) throws(HapticError) {
         let rc = descriptor.withLock { fd in fd.map { call($0.rawValue) } }
-        guard let rc else { throw .disappeared(path) }
+        guard let rc else { throw .disappeared("evdev:\(path)") }
         do { _ = try check(rc) } catch { throw Self.error(error, path: path, doing: doing) }
     }
 
     static func error(_ errno: Errno, path: String, doing: String) -> HapticError {
-        if errno.meansDeviceGone || errno.code == Errno.noEntry.code && doing != "opening" { return .disappeared(path) }
-        if errno.meansPermission { return .permissionDenied(path) }
+        if errno.meansDeviceGone || errno.code == Errno.noEntry.code && doing != "opening" { return .disappeared("evdev:\(path)") }
+        if errno.meansPermission { return .permissionDenied("evdev:\(path)") }
         if errno == .noEntry { return .unsupported("no evdev node \(path): check the path with `hwprobe list`") }
         if errno == .notTTY { return .unsupported("\(path) is not an evdev node") }
         return .io("\(doing) \(path): \(errno)")

@@ -82,7 +82,7 @@ struct HapticSinks: Sendable {
 
     static func failure(_ error: HapticError) -> CLIFailure {
         let kind: CLIFailure.Kind = switch error {
-        case .disappeared, .io: .device
+        case .disappeared, .notFound, .io: .device
         case .permissionDenied: .permission
         case .busy: .busy
         case .unsupported: .unsupported

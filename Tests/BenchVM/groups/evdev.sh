@@ -90,11 +90,11 @@ if [ -n "$node" ]; then
     rc=$?
     elapsed "haptics --cue error with the pad vanishing" "$started"
     plays="$(grep -c '"count": 1' "$work/gone.jsonl")"
-    if [ $rc -eq 3 ] && [ "$(cat "$work/gone.err")" = "hwprobe haptics: haptic device $node disappeared: carrying on without haptics" ] \
+    if [ $rc -eq 3 ] && [ "$(cat "$work/gone.err")" = "hwprobe haptics: haptic device evdev:$node disappeared: carrying on without haptics" ] \
         && [ "$plays" -eq 2 ] && ! grep -q '"erase"' "$work/gone.jsonl"; then
         pass "the pad destroyed mid-cue: exit 3, once: $(cat "$work/gone.err")"
     else
-        fail "the pad destroyed mid-cue: exit 3, \"haptic device $node disappeared…\"" "exit $rc (124: hung); $plays plays" \
+        fail "the pad destroyed mid-cue: exit 3, \"haptic device evdev:$node disappeared…\"" "exit $rc (124: hung); $plays plays" \
             "$(cat "$work/gone.out" "$work/gone.err")" "$(cat "$work/gone.jsonl")"
     fi
 else
