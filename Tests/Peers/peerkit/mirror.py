@@ -113,6 +113,8 @@ class MirrorBehavior(_p.Behavior):
 
     def value(self, name: str) -> bytes:
         if name == "deviceInfo":
+            if "battery" in self.faults:
+                self.applied_total += 1  # a central reading the low battery is the fault striking
             battery = self.faults.get("battery", {}).get("battery", self.battery)
             return bytes([MIRROR_VERSION, *MIRROR_FIRMWARE, battery & 0xFF])
         if name == "scanState":
@@ -406,8 +408,6 @@ class MirrorBehavior(_p.Behavior):
                 raise att.ATT_Error(ERR_NOT_READY)
             battery = self.faults.get("battery", {}).get("battery", self.battery)
             if battery < 10:
-                if "battery" in self.faults:
-                    self.applied_total += 1
                 self._enter(ERROR, 6)
                 return
             self._restart_sequence(self._scan())
