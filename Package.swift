@@ -26,7 +26,13 @@ let package = Package(
     products: [
         .executable(name: "hwprobe", targets: ["hwprobe"]),
         .library(name: "HAL", targets: ["HAL"]),
-    ],
+        // For the fuzz targets only: Fuzz/ is a package of its own that depends on this one by
+        // path (so the sanitizers never touch the normal build), and a package sees only
+        // another package's products.
+        .library(name: "Transports", targets: ["Transports"]),
+        .library(name: "Capture", targets: ["Capture"]),
+        .library(name: "Flows", targets: ["Flows"]),
+    ] + driverTargets.map { .library(name: $0.name, targets: [$0.name]) },
     targets: [
         systemLibrary("CBlueZ", pkgConfig: "bluez", apt: "libbluetooth-dev"),
         systemLibrary("CLibUSB", pkgConfig: "libusb-1.0", apt: "libusb-1.0-0-dev"),

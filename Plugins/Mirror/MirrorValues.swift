@@ -1,7 +1,8 @@
 import HAL
 
 /// The profile's byte layouts (mirror-gatt-v1.md): little-endian, weights in 0.005 kg.
-enum MirrorValues {
+/// The readers are SPI so the fuzz target can feed them any bytes (`@_spi(Fuzzing) import MirrorProfile`).
+@_spi(Fuzzing) public enum MirrorValues {
     static func characteristic(_ xx: UInt8) -> BluetoothUUID {
         MirrorGATT.uuid(xx)
     }
@@ -20,30 +21,30 @@ enum MirrorValues {
         UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
     }
 
-    static func scanStatus(_ bytes: [UInt8]) -> MirrorScanStatus? {
+    @_spi(Fuzzing) public static func scanStatus(_ bytes: [UInt8]) -> MirrorScanStatus? {
         guard bytes.count >= 3, let state = MirrorScanState(rawValue: bytes[0]), bytes[1] <= 100 else { return nil }
         return MirrorScanStatus(state: state, progress: bytes[1], error: state == .error ? MirrorErrorCode(code: bytes[2]) : nil)
     }
 
-    static func scaleStatus(_ bytes: [UInt8]) -> ScaleStatus? {
+    @_spi(Fuzzing) public static func scaleStatus(_ bytes: [UInt8]) -> ScaleStatus? {
         guard bytes.count >= 3 else { return nil }
         let flags = bytes[0]
         return ScaleStatus(present: flags & 0x01 != 0, occupied: flags & 0x02 != 0, stable: flags & 0x04 != 0,
                            level: flags & 0x08 != 0, kilograms: Double(u16(bytes, 1)) * 5 / 1000)
     }
 
-    static func alignment(_ bytes: [UInt8]) -> Alignment? {
+    @_spi(Fuzzing) public static func alignment(_ bytes: [UInt8]) -> Alignment? {
         guard bytes.count >= 3 else { return nil }
         return Alignment(angleDegrees: Int8(bitPattern: bytes[0]), distanceCm: bytes[1], aligned: bytes[2] & 0x01 != 0)
     }
 
-    static func info(_ bytes: [UInt8]) -> MirrorInfo? {
+    @_spi(Fuzzing) public static func info(_ bytes: [UInt8]) -> MirrorInfo? {
         guard bytes.count >= 5 else { return nil }
         return MirrorInfo(protocolVersion: bytes[0], firmwareMajor: bytes[1], firmwareMinor: bytes[2], firmwarePatch: bytes[3],
                           batteryPercent: bytes[4] == 0xFF ? nil : bytes[4])
     }
 
-    static func result(_ bytes: [UInt8]) -> ScanResult? {
+    @_spi(Fuzzing) public static func result(_ bytes: [UInt8]) -> ScanResult? {
         guard bytes.count >= 12 else { return nil }
         return ScanResult(scanID: u32(bytes, 0), kilograms: Double(u16(bytes, 4)) * 5 / 1000,
                           bodyFatPercent: Double(u16(bytes, 6)) / 10, pointCount: u32(bytes, 8))

@@ -40,13 +40,14 @@ public enum V4L2GreyPath: Sendable, Hashable, CaseIterable {
     }
 
     /// Copies the grey plane out of one captured buffer. `bytesPerLine` is the device's row pitch
-    /// (for YUYV it covers 2 bytes a pixel). Returns nil when the buffer is too short.
+    /// (for YUYV it covers 2 bytes a pixel). Returns nil when the buffer is too short, which
+    /// includes sizes too large to count: they come from the driver, which may be wrong.
     public func extract(from bytes: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerLine: Int) -> [UInt8]? {
         guard width > 0, height > 0 else { return nil }
         switch self {
         case .grey, .nv12, .yu12:
             let pitch = max(bytesPerLine, width)
-            guard bytes.count >= pitch * (height - 1) + width else { return nil }
+            guard let needed = Self.planeBytes(pitch: pitch, rows: height, lastRow: width), bytes.count >= needed else { return nil }
             var out = [UInt8](repeating: 0, count: width * height)
             out.withUnsafeMutableBytes { dst in
                 for row in 0..<height {
@@ -56,8 +57,10 @@ public enum V4L2GreyPath: Sendable, Hashable, CaseIterable {
             }
             return out
         case .yuyv:
-            let pitch = max(bytesPerLine, width * 2)
-            guard bytes.count >= pitch * (height - 1) + width * 2 else { return nil }
+            let (rowBytes, overflow) = width.multipliedReportingOverflow(by: 2)
+            guard !overflow else { return nil }
+            let pitch = max(bytesPerLine, rowBytes)
+            guard let needed = Self.planeBytes(pitch: pitch, rows: height, lastRow: rowBytes), bytes.count >= needed else { return nil }
             var out = [UInt8](repeating: 0, count: width * height)
             for row in 0..<height {
                 let base = row * pitch
@@ -65,5 +68,12 @@ public enum V4L2GreyPath: Sendable, Hashable, CaseIterable {
             }
             return out
         }
+    }
+
+    /// Bytes from the first row's start to the last row's end, or nil when no buffer could be that big.
+    private static func planeBytes(pitch: Int, rows: Int, lastRow: Int) -> Int? {
+        let (before, overflow) = pitch.multipliedReportingOverflow(by: rows - 1)
+        let (total, overflowToo) = before.addingReportingOverflow(lastRow)
+        return overflow || overflowToo ? nil : total
     }
 }

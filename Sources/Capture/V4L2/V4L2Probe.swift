@@ -41,43 +41,61 @@ public struct V4L2Probe: Sendable {
         try FileDescriptor.withOpened(path, .readWrite, nonBlocking: true) { fd throws(Errno) -> CameraInfo? in
             var caps = hal_v4l2_caps()
             _ = try check(hal_v4l2_querycap(fd.rawValue, &caps))
-            let single = caps.device_caps & HAL_V4L2_CAP_VIDEO_CAPTURE != 0
-            let multi = caps.device_caps & HAL_V4L2_CAP_VIDEO_CAPTURE_MPLANE != 0
-            guard single || multi else { return nil }
-            let bufferType: UInt32 = single ? 1 : 9
-            var formats: [PixelFormatInfo] = []
-            var index: UInt32 = 0
-            while index < 256 {
+            return try describe(path: path, driver: cBytes(of: caps.driver), card: cBytes(of: caps.card), deviceCaps: caps.device_caps,
+                                format: { bufferType, index in
                 var fourcc: UInt32 = 0
                 var flags: UInt32 = 0
                 var text = [CChar](repeating: 0, count: 32)
                 let rc = hal_v4l2_enum_fmt(fd.rawValue, bufferType, index, &fourcc, &flags, &text)
-                if rc == -Errno.invalid.code { break }
-                _ = try check(rc)
-                index += 1
-                let emulated: UInt32 = 0x0002 // V4L2_FMT_FLAG_EMULATED: added by libv4l, not the device
-                if flags & emulated != 0 { continue }
-                formats.append(PixelFormatInfo(fourcc: PixelFormatInfo.fourccString(fourcc),
-                                               sizes: try frameSizes(fd: fd, fourcc: fourcc)))
-            }
-            return CameraInfo(uri: "v4l2:\(path)", card: cString(caps.card), driver: cString(caps.driver), formats: formats)
+                return V4L2FormatAnswer(result: rc, fourcc: fourcc, flags: flags)
+            }, frameSize: { fourcc, index in
+                var size = hal_v4l2_framesize()
+                let rc = hal_v4l2_enum_framesize(fd.rawValue, fourcc, index, &size)
+                return V4L2FrameSizeAnswer(result: rc, type: size.type, minWidth: size.min_width, minHeight: size.min_height,
+                                           maxWidth: size.max_width, maxHeight: size.max_height)
+            })
         }
     }
 
-    static func frameSizes(fd: FileDescriptor, fourcc: UInt32) throws(Errno) -> [FrameSize] {
+    /// What QUERYCAP, ENUM_FMT and ENUM_FRAMESIZES answered, as `hwprobe list` shows it. Apart
+    /// from the ioctls (SPI, so the fuzz target can answer in their place).
+    @_spi(Fuzzing) public static func describe(
+        path: String, driver: [UInt8], card: [UInt8], deviceCaps: UInt32,
+        format: (_ bufferType: UInt32, _ index: UInt32) -> V4L2FormatAnswer,
+        frameSize: (_ fourcc: UInt32, _ index: UInt32) -> V4L2FrameSizeAnswer
+    ) throws(Errno) -> CameraInfo? {
+        let single = deviceCaps & HAL_V4L2_CAP_VIDEO_CAPTURE != 0
+        let multi = deviceCaps & HAL_V4L2_CAP_VIDEO_CAPTURE_MPLANE != 0
+        guard single || multi else { return nil }
+        let bufferType: UInt32 = single ? 1 : 9
+        var formats: [PixelFormatInfo] = []
+        var index: UInt32 = 0
+        while index < 256 {
+            let answer = format(bufferType, index)
+            if answer.result == -Errno.invalid.code { break }
+            _ = try check(answer.result)
+            index += 1
+            let emulated: UInt32 = 0x0002 // V4L2_FMT_FLAG_EMULATED: added by libv4l, not the device
+            if answer.flags & emulated != 0 { continue }
+            formats.append(PixelFormatInfo(fourcc: PixelFormatInfo.fourccString(answer.fourcc),
+                                           sizes: try frameSizes(of: answer.fourcc, frameSize)))
+        }
+        return CameraInfo(uri: "v4l2:\(path)", card: cText(card), driver: cText(driver), formats: formats)
+    }
+
+    static func frameSizes(of fourcc: UInt32, _ frameSize: (UInt32, UInt32) -> V4L2FrameSizeAnswer) throws(Errno) -> [FrameSize] {
         var sizes: [FrameSize] = []
         var index: UInt32 = 0
         while index < 1024 {
-            var size = hal_v4l2_framesize()
-            let rc = hal_v4l2_enum_framesize(fd.rawValue, fourcc, index, &size)
-            if rc == -Errno.invalid.code || rc == -Errno.notTTY.code { break }
-            _ = try check(rc)
+            let size = frameSize(fourcc, index)
+            if size.result == -Errno.invalid.code || size.result == -Errno.notTTY.code { break }
+            _ = try check(size.result)
             if size.type == 1 {
-                sizes.append(.discrete(width: Int(size.min_width), height: Int(size.min_height)))
+                sizes.append(.discrete(width: Int(size.minWidth), height: Int(size.minHeight)))
                 index += 1
             } else {
-                sizes.append(.range(minWidth: Int(size.min_width), minHeight: Int(size.min_height),
-                                    maxWidth: Int(size.max_width), maxHeight: Int(size.max_height)))
+                sizes.append(.range(minWidth: Int(size.minWidth), minHeight: Int(size.minHeight),
+                                    maxWidth: Int(size.maxWidth), maxHeight: Int(size.maxHeight)))
                 break // stepwise and continuous ranges come as a single entry
             }
         }
@@ -92,10 +110,45 @@ public struct V4L2Probe: Sendable {
     }
 }
 
-/// A fixed-size C char array as Swift text.
-func cString<T>(_ tuple: T) -> String {
-    withUnsafeBytes(of: tuple) { raw in
-        let bytes = raw.prefix { $0 != 0 }
-        return String(decoding: bytes, as: UTF8.self)
+/// The bytes of a fixed-size C char array.
+func cBytes<T>(of tuple: T) -> [UInt8] {
+    withUnsafeBytes(of: tuple) { Array($0) }
+}
+
+/// A C string in a byte array (up to its first NUL, or all of it) as Swift text.
+func cText(_ bytes: [UInt8]) -> String {
+    String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+}
+
+/// One ENUM_FMT answer: the ioctl's result (0 or -errno) and what it filled in.
+@_spi(Fuzzing) public struct V4L2FormatAnswer: Sendable {
+    public var result: Int32
+    public var fourcc: UInt32
+    public var flags: UInt32
+
+    public init(result: Int32, fourcc: UInt32, flags: UInt32) {
+        self.result = result
+        self.fourcc = fourcc
+        self.flags = flags
+    }
+}
+
+/// One ENUM_FRAMESIZES answer: the ioctl's result (0 or -errno) and the size it filled in
+/// (type 1 discrete, 2 continuous, 3 stepwise).
+@_spi(Fuzzing) public struct V4L2FrameSizeAnswer: Sendable {
+    public var result: Int32
+    public var type: UInt32
+    public var minWidth: UInt32
+    public var minHeight: UInt32
+    public var maxWidth: UInt32
+    public var maxHeight: UInt32
+
+    public init(result: Int32, type: UInt32, minWidth: UInt32, minHeight: UInt32, maxWidth: UInt32, maxHeight: UInt32) {
+        self.result = result
+        self.type = type
+        self.minWidth = minWidth
+        self.minHeight = minHeight
+        self.maxWidth = maxWidth
+        self.maxHeight = maxHeight
     }
 }

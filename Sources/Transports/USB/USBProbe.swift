@@ -62,14 +62,21 @@ public enum USBProbe {
         return found
     }
 
+    /// The product string in the device's first language, read and decoded here (libusb's ASCII
+    /// variant would turn every other character into '?').
     static func productString(_ device: OpaquePointer, index: UInt8) -> String? {
         var handle: OpaquePointer?
         guard libusb_open(device, &handle) == 0, let handle else { return nil }
         defer { libusb_close(handle) }
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let n = libusb_get_string_descriptor_ascii(handle, index, &buffer, Int32(buffer.count))
-        guard n > 0 else { return nil }
-        return String(decoding: buffer.prefix(Int(n)), as: UTF8.self)
+        func descriptor(_ index: UInt8, language: UInt16) -> [UInt8]? {
+            var buffer = [UInt8](repeating: 0, count: 255)
+            let n = libusb_get_string_descriptor(handle, index, language, &buffer, Int32(buffer.count))
+            return n > 0 ? Array(buffer.prefix(Int(n))) : nil
+        }
+        guard let table = descriptor(0, language: 0),
+              let language = (try? USBStringDescriptor.languages(table))?.first,
+              let product = descriptor(index, language: language) else { return nil }
+        return try? USBStringDescriptor.text(product)
     }
 
     static func libusbMessage(_ code: Int32) -> String {

@@ -28,6 +28,20 @@ import Testing
         #expect(out == [10, 11, 12, 20, 21, 22])
     }
 
+    /// Found by the v4l2 fuzz target (Fuzz/Corpus/v4l2/regression-size-overflow): S_FMT answered
+    /// with sizes whose buffer length overflowed an Int, which trapped instead of refusing the frame.
+    @Test func sizesTooLargeToCountAreRefusedNotATrap() {
+        let buffer = Array(UInt8(0x05)...UInt8(0x23))
+        let out = buffer.withUnsafeBytes {
+            V4L2GreyPath.nv12.extract(from: $0, width: 4_211_344_133, height: 4_227_595_259, bytesPerLine: 4_227_595_259)
+        }
+        #expect(out == nil)
+        for path in V4L2GreyPath.allCases {
+            let huge = buffer.withUnsafeBytes { path.extract(from: $0, width: Int.max, height: 2, bytesPerLine: Int.max) }
+            #expect(huge == nil, "\(path)")
+        }
+    }
+
     @Test func planarFormatsTakeTheYPlane() {
         // 4x2 Y plane with pitch 5, then chroma that must be ignored.
         let y: [UInt8] = [1, 2, 3, 4, 0, 5, 6, 7, 8, 0]

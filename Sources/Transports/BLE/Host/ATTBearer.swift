@@ -24,7 +24,10 @@ public actor ATTBearer {
     public private(set) var notificationsReceived = 0
     public private(set) var malformedPDUs = 0
 
-    init(clock: any Clock<Duration>, timeout: Duration, send: @escaping @Sendable ([UInt8]) async throws(BLEError) -> Void) {
+    /// `send` carries a PDU to the peer. Public only as SPI: the fuzz targets stand in for the
+    /// peer (`@_spi(Fuzzing) import Transports`); everything else gets its bearer from a link.
+    @_spi(Fuzzing) public init(clock: any Clock<Duration>, timeout: Duration,
+                               send: @escaping @Sendable ([UInt8]) async throws(BLEError) -> Void) {
         self.clock = clock
         self.timeout = timeout
         self.send = send
@@ -106,7 +109,7 @@ public actor ATTBearer {
     }
 
     /// A PDU from the peer.
-    func receive(_ bytes: [UInt8]) async {
+    @_spi(Fuzzing) public func receive(_ bytes: [UInt8]) async {
         guard closed == nil else { return }
         let pdu: ATTPDU
         do {

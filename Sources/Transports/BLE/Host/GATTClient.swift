@@ -55,6 +55,9 @@ public struct GATTServiceTree: Hashable, Sendable {
 public struct GATTClient: Sendable {
     public let bearer: ATTBearer
 
+    /// Links make their own client; this is for the fuzz targets' stand-in peers.
+    @_spi(Fuzzing) public init(bearer: ATTBearer) { self.bearer = bearer }
+
     static let primaryService = BluetoothUUID(0x2800)
     static let characteristicDeclaration = BluetoothUUID(0x2803)
 
@@ -117,7 +120,9 @@ public struct GATTClient: Sendable {
             guard case .readByTypeResponse(let entries) = response, !entries.isEmpty else {
                 throw .protocolError("characteristic discovery got an unexpected answer")
             }
+            var lowest = start
             for entry in entries {
+                try Self.check(entry.handle, from: &lowest, to: service.end, "characteristic discovery")
                 let value = entry.value
                 guard value.count == 5 || value.count == 19, let uuid = BluetoothUUID(littleEndian: value[3...]) else {
                     throw .protocolError("a characteristic declaration of \(value.count) bytes")
@@ -131,10 +136,10 @@ public struct GATTClient: Sendable {
         }
         // Descriptors sit between a characteristic's value and the next declaration (or the service end).
         for index in found.indices {
-            let first = found[index].valueHandle &+ 1
-            let last = index + 1 < found.count ? found[index + 1].declarationHandle - 1 : service.end
-            guard first > found[index].valueHandle, first <= last else { continue }
-            found[index].descriptors = try await descriptors(from: first, to: last)
+            let first = Int(found[index].valueHandle) + 1
+            let last = index + 1 < found.count ? Int(found[index + 1].declarationHandle) - 1 : Int(service.end)
+            guard first <= last else { continue }
+            found[index].descriptors = try await descriptors(from: UInt16(first), to: UInt16(last))
         }
         return found
     }
@@ -152,11 +157,25 @@ public struct GATTClient: Sendable {
             guard case .findInformationResponse(let entries) = response, !entries.isEmpty else {
                 throw .protocolError("descriptor discovery got an unexpected answer")
             }
+            var lowest = start
+            for entry in entries { try Self.check(entry.handle, from: &lowest, to: last, "descriptor discovery") }
             result += entries.map { GATTDescriptor(uuid: $0.uuid, handle: $0.handle) }
             guard let end = entries.last?.handle, end < last else { break }
             start = end + 1
         }
         return result
+    }
+
+    /// A server lists attributes in rising handle order inside the range asked for. One that does
+    /// not could send the next request back to where the last one started, and discovery would
+    /// never end; a handle of zero would underflow the range of its predecessor's descriptors.
+    private static func check(_ handle: UInt16, from lowest: inout UInt16, to highest: UInt16,
+                              _ what: String) throws(BLEError) {
+        guard handle >= lowest, handle <= highest else {
+            throw .protocolError("\(what) got handle 0x\(hex16(handle)) where only 0x\(hex16(lowest))–0x\(hex16(highest)) "
+                                 + "could come next (handles must rise inside the range asked for)")
+        }
+        lowest = handle == .max ? handle : handle + 1
     }
 
     /// Everything: every primary service with its characteristics and descriptors.

@@ -48,7 +48,7 @@ public actor HCIHost {
 
     // Connections and ACL flow control (Number Of Completed Packets gives credits back).
     private var connections: [UInt16: BLEConnection] = [:]
-    private var reassembly: [UInt16: [UInt8]] = [:]
+    private var reassembler = ACLReassembler()
     private var aclCredits = 1
     private var aclQueues: [UInt16: [ACLPacket]] = [:]
     private var aclOrder: [UInt16] = []
@@ -60,7 +60,8 @@ public actor HCIHost {
     private var closingLocally: Set<UInt16> = []
 
     /// Counters a test or benchmark can read.
-    public private(set) var ignoredPackets = 0
+    public var ignoredPackets: Int { otherIgnoredPackets + reassembler.dropped }
+    private var otherIgnoredPackets = 0
 
     public init(stream: any HCIByteStream, snoop: BTSnoopWriter? = nil, clock: any Clock<Duration> = ContinuousClock(),
                 configuration: Configuration = Configuration()) {
@@ -253,14 +254,14 @@ public actor HCIHost {
             switch packet {
             case .event(let raw):
                 guard let event = try? HCIEvent(parsing: raw) else {
-                    ignoredPackets += 1
+                    otherIgnoredPackets += 1
                     continue
                 }
                 await handle(event)
             case .acl(let acl):
                 await receiveACL(acl)
             case .command, .other:
-                ignoredPackets += 1
+                otherIgnoredPackets += 1
             }
         }
     }
@@ -406,7 +407,7 @@ public actor HCIHost {
         aclCredits = min(aclCredits + (inFlight.removeValue(forKey: handle) ?? 0), Int(aclBufferSize.count))
         aclQueues[handle] = nil
         aclOrder.removeAll { $0 == handle }
-        reassembly[handle] = nil
+        reassembler.forget(handle: handle)
         wakeDisconnectWaiters(handle)
         Task { await self.writeACL() }
     }
@@ -459,35 +460,10 @@ public actor HCIHost {
 
     private func receiveACL(_ packet: ACLPacket) async {
         guard let connection = connections[packet.handle] else {
-            ignoredPackets += 1
+            otherIgnoredPackets += 1
             return
         }
-        var buffer: [UInt8]
-        switch packet.boundary {
-        case .continuing:
-            guard let partial = reassembly[packet.handle] else {
-                ignoredPackets += 1 // a continuation without a start
-                return
-            }
-            buffer = partial + packet.data
-        default:
-            if reassembly[packet.handle] != nil { ignoredPackets += 1 } // an unfinished PDU is abandoned
-            buffer = packet.data
-        }
-        guard buffer.count >= 4 else {
-            reassembly[packet.handle] = buffer
-            return
-        }
-        let length = Int(buffer[0]) | Int(buffer[1]) << 8
-        if buffer.count < length + 4 {
-            reassembly[packet.handle] = buffer
-            return
-        }
-        reassembly[packet.handle] = nil
-        guard buffer.count == length + 4, let frame = try? L2CAPFrame(parsing: buffer) else {
-            ignoredPackets += 1 // longer than its header says: not L2CAP we can trust
-            return
-        }
+        guard let frame = reassembler.add(packet) else { return }
         await route(frame, on: connection)
     }
 
@@ -503,7 +479,7 @@ public actor HCIHost {
                 try? await sendL2CAP(handle: connection.handle, channel: L2CAPFrame.securityManager, payload: [0x05, 0x05])
             }
         default:
-            ignoredPackets += 1
+            otherIgnoredPackets += 1
         }
     }
 

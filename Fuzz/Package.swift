@@ -1,0 +1,48 @@
+// swift-tools-version: 6.0
+// libFuzzer targets for every parser that sees outside bytes. A package of its own, depending on
+// the main one by path, so the sanitizer flags never reach the normal build:
+//
+//   swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+//
+// or simply ../scripts/fuzz, which builds, seeds each target from Corpus/<target> and runs it.
+import PackageDescription
+
+/// SwiftPM names a path dependency after its folder, whatever the checkout is called.
+let mainPackage = String(Context.packageDirectory.split(separator: "/").dropLast().last ?? "hwprobe").lowercased()
+
+/// One libFuzzer executable per parser: `fuzz-<name>` from `Targets/<name>`.
+func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport"] + dependencies, path: "Targets/\(name)")
+}
+
+let transports: Target.Dependency = .product(name: "Transports", package: mainPackage)
+let hal: Target.Dependency = .product(name: "HAL", package: mainPackage)
+func product(_ name: String) -> Target.Dependency { .product(name: name, package: mainPackage) }
+
+let package = Package(
+    name: "hwprobe-fuzz",
+    dependencies: [.package(path: "..")],
+    targets: [
+        .target(name: "CFuzzerDriver", path: "Sources/CFuzzerDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"], path: "Sources/FuzzSupport"),
+        // Bluetooth: from the controller's byte stream up to GATT.
+        fuzzTarget("h4", [transports]),
+        fuzzTarget("hci-event", [transports]),
+        fuzzTarget("advertising", [transports, hal, product("StandardScale"), product("MiScale"), product("MirrorProfile")]),
+        fuzzTarget("acl-l2cap", [transports]),
+        fuzzTarget("att", [transports]),
+        fuzzTarget("gatt", [transports, hal]),
+        // USB: the string descriptors a device sends.
+        fuzzTarget("usb", [transports]),
+        // What the scale and mirror drivers read from characteristics and advertisements.
+        fuzzTarget("standard-scale", [product("StandardScale")]),
+        fuzzTarget("mirror", [product("MirrorProfile")]),
+        fuzzTarget("mi-scale", [hal, product("MiScale")]),
+        // VB1 backups: code texts and containers (no key derivation).
+        fuzzTarget("vb1-code", [product("Flows")]),
+        fuzzTarget("vb1-container", [product("Flows")]),
+        // Cameras: .y4m files, and what a V4L2 device answers.
+        fuzzTarget("y4m", [product("Capture")]),
+        fuzzTarget("v4l2", [product("Capture")]),
+    ]
+)
