@@ -2,28 +2,111 @@ import Foundation
 import Synchronization
 
 /// Where hwprobe writes: the real terminal, or buffers a test reads back.
+///
+/// Everything meant for the person but not part of a command's result (progress while waiting,
+/// `-v` events, warnings) goes through ``diagnostic(_:)`` and ``status(_:)``, never straight to
+/// stderr: while a flow is drawn on the terminal the drawing takes these lines into its own log
+/// area, so they cannot break the in-place redraw.
 final class Console: Sendable {
     enum Stream: Sendable { case out, err }
 
     private let sink: @Sendable (Stream, String) -> Void
+    /// Whether stdout is a terminal (flows are drawn in place there).
     let isTerminal: Bool
+    /// Whether stderr is a terminal (status lines are rewritten in place there).
+    let errIsTerminal: Bool
     let environment: [String: String]
+    /// Set while something (a drawn flow) owns the screen: it receives diagnostics and statuses.
+    private let takeover = Mutex<(any DiagnosticSink)?>(nil)
+    /// The status line currently shown on a terminal stderr, to clear it before the next line.
+    private let shownStatus = Mutex<String?>(nil)
 
-    init(isTerminal: Bool, environment: [String: String], sink: @escaping @Sendable (Stream, String) -> Void) {
+    init(isTerminal: Bool, errIsTerminal: Bool? = nil, environment: [String: String],
+         sink: @escaping @Sendable (Stream, String) -> Void) {
         self.isTerminal = isTerminal
+        self.errIsTerminal = errIsTerminal ?? isTerminal
         self.environment = environment
         self.sink = sink
     }
 
     static func standard() -> Console {
-        Console(isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment) { stream, text in
-            let handle = stream == .out ? FileHandle.standardOutput : FileHandle.standardError
-            handle.write(Data(text.utf8))
+        Console(isTerminal: isatty(STDOUT_FILENO) == 1, errIsTerminal: isatty(STDERR_FILENO) == 1,
+                environment: ProcessInfo.processInfo.environment) { stream, text in
+            writeFully(stream == .out ? STDOUT_FILENO : STDERR_FILENO, text)
         }
     }
 
     func out(_ text: String) { sink(.out, text) }
     func err(_ text: String) { sink(.err, text) }
+
+    /// One line for the person (no trailing newline needed): on stderr, or into the log area of
+    /// the flow being drawn.
+    func diagnostic(_ line: String) {
+        if let owner = takeover.withLock({ $0 }) {
+            owner.diagnostic(line)
+            return
+        }
+        clearStatus()
+        sink(.err, line + "\n")
+    }
+
+    /// What is being waited for right now, e.g. `scanning tcp:127.0.0.1:9101: 2 s left`; nil
+    /// clears it. On a terminal the line is rewritten in place; elsewhere each new text is printed
+    /// once as a line of its own (so a log shows the wait, not every tick of it).
+    func status(_ line: String?) {
+        if let owner = takeover.withLock({ $0 }) {
+            owner.status(line)
+            return
+        }
+        if errIsTerminal {
+            let previous = shownStatus.withLock { shown -> String? in
+                defer { shown = line }
+                return shown
+            }
+            if let line { sink(.err, "\r\u{1B}[2K" + line) } else if previous != nil { sink(.err, "\r\u{1B}[2K") }
+        } else if let line {
+            let changed = shownStatus.withLock { shown -> Bool in
+                defer { shown = line }
+                return shown != line
+            }
+            if changed { sink(.err, line + "\n") }
+        }
+    }
+
+    private func clearStatus() {
+        guard errIsTerminal else { return }
+        if shownStatus.withLock({ shown in defer { shown = nil }; return shown != nil }) { sink(.err, "\r\u{1B}[2K") }
+    }
+
+    /// Routes diagnostics and statuses to `owner` until ``release(_:)``.
+    func takeOver(_ owner: any DiagnosticSink) {
+        clearStatus()
+        takeover.withLock { $0 = owner }
+    }
+
+    func release() { takeover.withLock { $0 = nil } }
+}
+
+/// What takes diagnostics over while it owns the screen.
+protocol DiagnosticSink: AnyObject, Sendable {
+    func diagnostic(_ line: String)
+    func status(_ line: String?)
+}
+
+/// write(2) until everything is out; a closed pipe (EPIPE) or any other error drops the rest
+/// instead of killing the process, since there is nobody left to read it.
+func writeFully(_ descriptor: Int32, _ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { raw in raw.baseAddress.map { Glibc.write(descriptor, $0 + offset, raw.count - offset) } ?? 0 }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return
+        }
+        offset += n
+    }
+    bytes.removeAll()
 }
 
 /// A console whose output a test reads back.
