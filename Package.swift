@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "Flows", dependencies: ["HAL", "CCrypto"], path: "Sources/Flows"),
         .executableTarget(
             name: "hwprobe",
-            dependencies: ["HAL", "Transports", "Capture", "Flows"] + driverTargets.map { .target(name: $0.name) },
+            dependencies: ["HAL", "LinuxIO", "Transports", "Capture", "Flows"] + driverTargets.map { .target(name: $0.name) },
             path: "Sources/hwprobe"),
 
         // Runs the flows many times with random faults and checks how each run ends (issue 9).
@@ -85,7 +85,7 @@ let package = Package(
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport"], path: "Tests/CaptureTests"),
-        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
+        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "MirrorProfile"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
         // The pad tests run the pad-probe helper under umockdev (fixtures in Tests/Fixtures/umockdev).
         .testTarget(name: "PluginsTests", dependencies: ["HAL", "Transports", "DeviceSupport"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),

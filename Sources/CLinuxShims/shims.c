@@ -1,6 +1,8 @@
+#define _GNU_SOURCE
 #include "CLinuxShims.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -220,4 +222,42 @@ int hal_hci_dev_info(int ctl, uint16_t dev_id, hal_hci_controller *out) {
     out->type = di.type & 0x0f;
     out->bus = di.type >> 4;
     return 0;
+}
+
+// ---- Signals ----------------------------------------------------------------------------------
+static volatile int signal_pipe_fd = -1;
+
+static void signal_to_pipe(int signo) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signo;
+    if (signal_pipe_fd >= 0) { ssize_t ignored = write(signal_pipe_fd, &byte, 1); (void)ignored; }
+    errno = saved;
+}
+
+int hal_signal_to_pipe(int signo, int write_fd) {
+    signal_pipe_fd = write_fd;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = signal_to_pipe;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return result(sigaction(signo, &action, NULL));
+}
+
+int hal_pipe_nonblocking(int ends[2]) { return result(pipe2(ends, O_CLOEXEC | O_NONBLOCK)); }
+
+int hal_signal_default(int signo) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+    return result(sigaction(signo, &action, NULL));
+}
+
+int hal_signal_ignore(int signo) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = SIG_IGN;
+    sigemptyset(&action.sa_mask);
+    return result(sigaction(signo, &action, NULL));
 }

@@ -1,3 +1,4 @@
+import Flows
 import Foundation
 import HAL
 
@@ -11,8 +12,17 @@ struct HWProbe: Sendable {
     /// The demo plays the bench four times faster than life, so it finishes in seconds.
     var demoSpeed = simulationSpeed(default: 4)
     var importQuestions = ImportQuestions()
+    /// For tests: a scripted person pressing keys on each screen of an interactive flow.
+    var person: (@Sendable (Screen) -> [Key])?
 
     func run(_ arguments: [String]) async -> Int32 {
+        // One interrupt policy for the whole command; if a signal must end it before the command
+        // can answer, --json still gets its one object.
+        let console = console
+        let json = arguments.contains("--json")
+        SignalHandling.shared.beginRun(lastWords: { signal in
+            if json { console.out(JSON.error(CLIFailure(kind: .cancelled, message: "interrupted by signal \(signal)"))) }
+        })
         let invocation: Invocation
         do {
             invocation = try ArgumentParser.parse(arguments)
@@ -47,13 +57,13 @@ struct HWProbe: Sendable {
         case "list": return try await list(invocation)
         case "demo": return try await DemoCommand(console: console, registry: registry, speed: demoSpeed).run(invocation)
         case "import":
-            return try await ImportCommand(console: console, bench: bench, registry: registry, questions: importQuestions).run(invocation)
+            return try await ImportCommand(console: console, bench: bench, registry: registry, questions: importQuestions, person: person).run(invocation)
         case "weigh":
             return try await WeighCommand(console: console, registry: registry, transports: TransportFactory(bench: bench, registry: registry)).run(invocation)
         case "gatt":
             return try await GattCommand(console: console, transports: TransportFactory(bench: bench)).run(invocation)
         case "scan":
-            return try await ScanCommand(console: console, registry: registry, transports: TransportFactory(bench: bench)).run(invocation)
+            return try await ScanCommand(console: console, registry: registry, transports: TransportFactory(bench: bench), person: person).run(invocation)
         case "haptics":
             return try await HapticsCommand(console: console, sinks: HapticSinks(registry: registry, console: console)).run(invocation)
         default:

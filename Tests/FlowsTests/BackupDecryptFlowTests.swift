@@ -234,12 +234,16 @@ struct BackupDecryptFlowTests {
     @Test func dismissFromIdleEndsAsCancelled() async {
         let deriver = CountingDeriver()
         let flow = BackupDecryptFlow(container: VB1Vector.container, deriver: deriver, clock: ManualClock())
-        flow.submit(password: "")  // a stray Return on an empty field does nothing
+        flow.submit(password: "")  // a stray Return on an empty field derives nothing, and says so
         flow.cancel()  // nothing to cancel while idle
         flow.dismiss()
         #expect(await flow.run() == .cancelled)
         #expect(deriver.callCount == 0)
-        #expect(Kit.screens(await Kit.all(flow.outputs)) == [Self.idle])
+        let outputs = await Kit.all(flow.outputs)
+        var asked = Self.idle
+        asked.footer = Footer(BackupDecryptFlow.emptyPasswordMessage, tone: .warning)
+        #expect(Kit.screens(outputs) == [Self.idle, asked])
+        #expect(FlowEventTests.events(outputs) == [.passwordWanted(attempt: 1), .passwordEmpty, .passwordWanted(attempt: 1)])
     }
 
     @Test func theRefusedScreenReadsWellAsText() async {

@@ -42,8 +42,8 @@ extension BodyScanFlowTests {
         #expect(outcome.kind == .complete)
         #expect(outcome.states.prefix(3) == [.connecting, .selectMirror, .waitForScale])
         let pick = try #require(harness.log.screens.first { if case .pickList = $0.content { true } else { false } })
-        #expect(pick.content == .pickList([PickItem(id: "C0:FF:EE:00:4F:2A", title: "Mirror 4F2A", detail: "-48 dBm"),
-                                           PickItem(id: "C0:FF:EE:00:0B:17", title: "Mirror 0B17", detail: "-77 dBm")]))
+        #expect(pick.content == .pickList([PickItem(id: "C0:FF:EE:00:4F:2A/random", title: "Mirror 4F2A", detail: "-48 dBm"),
+                                           PickItem(id: "C0:FF:EE:00:0B:17/random", title: "Mirror 0B17", detail: "-77 dBm")]))
         #expect(await far.connectionCount == 1)
         #expect(await near.connectionCount == 0)
         await far.shutDown()
@@ -137,11 +137,23 @@ extension BodyScanFlowTests {
     }
 
     @Test func onlyTheNamedMirrorIsUsed() async throws {
-        let harness = ScanHarness { $0.mirrorAddress = BLEAddress(string: "00:11:22:33:44:55") }
+        let harness = ScanHarness { $0.mirrorAddress = BLEAddressFilter(string: "00:11:22:33:44:55") }
         let outcome = try #require(await harness.run())
         #expect(outcome.failure?.reason == .notFound)
-        let named = ScanHarness { $0.mirrorAddress = MirrorScript().address }
+        let named = ScanHarness { $0.mirrorAddress = BLEAddressFilter(MirrorScript().address) }
         #expect(try #require(await named.run()).kind == .complete)
+    }
+
+    /// People type addresses without their type; the simulated mirror's is random.
+    @Test func anAddressWithoutATypeFindsARandomAddressMirror() async throws {
+        let typed = MirrorScript().address.description
+        #expect(MirrorScript().address.kind == .random)
+        let any = ScanHarness { $0.mirrorAddress = BLEAddressFilter(string: typed) }
+        #expect(try #require(await any.run()).kind == .complete)
+        let random = ScanHarness { $0.mirrorAddress = BLEAddressFilter(string: typed + "/random") }
+        #expect(try #require(await random.run()).kind == .complete)
+        let wrongType = ScanHarness { $0.mirrorAddress = BLEAddressFilter(string: typed + "/public") }
+        #expect(try #require(await wrongType.run()).failure?.reason == .notFound)
     }
 
     @Test func reduceMotionTurnsEveryHintIntoACrossfade() async throws {
@@ -182,5 +194,47 @@ extension BodyScanFlowTests {
         #expect(states.prefix(9) == [.connecting, .waitForScale, .preflight, .alignScale, .confirmAlignment, .phoneDown, .countdown, .phoneDown, .countdown])
         #expect(outcome?.failure?.reason == .timedOut)
         #expect(link.sentCommands.filter { $0 == .startScan }.count == 1)
+    }
+}
+
+extension BodyScanFlowTests {
+    /// Re-align on a scale that is already square: nothing moves, so no new alignment reading
+    /// comes; once the reading has held for the settle time the flow asks again (on the
+    /// simulated bench this used to end in "Gave up waiting for the scale to be lined up").
+    @Test func reAlignOnAScaleLeftAloneAsksAgainAfterItSettles() async throws {
+        let harness = ScanHarness { $0.autoAnswer = false }
+        let flow = harness.flow
+        let asked = Locked(0)
+        let outcome = try #require(await harness.run { state in
+            guard state == .confirmAlignment else { return }
+            let times = asked.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if times == 1 { flow.realign() } else { flow.confirmAlignment() }
+        })
+        #expect(outcome.kind == .complete, "\(String(describing: outcome.failure))")
+        let alignment = outcome.states.filter { $0 == .alignScale || $0 == .confirmAlignment }
+        #expect(alignment == [.alignScale, .confirmAlignment, .alignScale, .confirmAlignment])
+        #expect(harness.log.events.filter { if case .entered = $0 { true } else { false } }.count == outcome.states.count,
+                "one entered event per state")
+    }
+
+    /// A new reading while settling restarts the wait; a reading that is not lined up holds the
+    /// flow on the alignment screen until one is.
+    @Test func reAlignWaitsForTheReadingsToSettle() async throws {
+        var script = MirrorScript()
+        // The person nudges the scale once more after it first lines up.
+        script.alignmentSteps.append(.init(after: .milliseconds(1000), angleDegrees: 5, distanceCm: 51))
+        script.alignmentSteps.append(.init(after: .milliseconds(700), angleDegrees: 0, distanceCm: 50))
+        let harness = ScanHarness(script: script) { $0.autoAnswer = false }
+        let flow = harness.flow
+        let realigned = Locked(false)
+        let outcome = try #require(await harness.run { state in
+            guard state == .confirmAlignment else { return }
+            if realigned.withLock({ flag in defer { flag = true }; return !flag }) { flow.realign() } else { flow.confirmAlignment() }
+        })
+        #expect(outcome.kind == .complete, "\(String(describing: outcome.failure))")
+        #expect(outcome.states.filter { $0 == .alignScale }.count >= 2)
     }
 }

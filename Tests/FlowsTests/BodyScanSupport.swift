@@ -1,3 +1,4 @@
+import MirrorProfile
 import HAL
 import Synchronization
 @testable import Flows
@@ -16,8 +17,12 @@ final class OutputLog: Sendable {
     var all: [FlowOutput] { items.value }
     var screens: [Screen] { all.compactMap { if case .screen(let s) = $0 { s } else { nil } } }
     var cues: [HapticCue] { all.compactMap { if case .cue(let c) = $0 { c } else { nil } } }
+    var events: [FlowEvent] { all.compactMap { if case .event(let e) = $0 { e } else { nil } } }
     var announcements: [Announcement] { all.compactMap { if case .announcement(let a) = $0 { a } else { nil } } }
 }
+
+/// The real mirror driver's rules decide what is a mirror, as in hwprobe.
+let registry = DriverRegistry(drivers: [MirrorDriver()])
 
 /// Runs one attempt of the body scan against a fake mirror, moving the manual clock from deadline
 /// to deadline until the attempt ends. `act` may answer for the person at any point.
@@ -28,7 +33,7 @@ struct ScanHarness {
     let log: OutputLog
 
     static func configuration(_ configure: (inout BodyScanConfiguration) -> Void) -> BodyScanConfiguration {
-        var configuration = BodyScanConfiguration()
+        var configuration = BodyScanConfiguration(recognizingMirrorsWith: registry)
         configuration.autoAnswer = true
         configuration.makeScanToken = { Array(repeating: 0x5A, count: 16) }
         configure(&configuration)

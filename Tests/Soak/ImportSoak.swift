@@ -122,6 +122,7 @@ struct ImportSoak {
                 }
             case .damaged: outcome = "damaged"
             case .sourceEnded: outcome = "sourceEnded"
+            case .timedOut: outcome = "timedOut"
             case .cancelled: outcome = "cancelled"
             }
         } catch {
@@ -136,15 +137,11 @@ struct ImportSoak {
         let flow = BackupDecryptFlow(container: container, clock: clock)
         box = WeakBox(flow)
         let typing = Task {
-            var typed = false
             for await output in flow.outputs {
-                guard case .screen(let screen) = output, case .passwordField(let field) = screen.content,
-                      field.status != .disabled else { continue }
-                if !typed, field.maskedLength == 0 {
-                    typed = true
-                    flow.submit(password: password)
-                } else if typed, screen.footer?.text == "Incorrect password" {
-                    flow.dismiss()
+                switch output {
+                case .event(.passwordWanted(attempt: 1)): flow.submit(password: password)
+                case .event(.passwordRefused): flow.dismiss()
+                default: break
                 }
             }
         }

@@ -110,9 +110,9 @@ struct ScanSoak {
         }
         let clock = ContinuousClock()
         let started = clock.now
-        var configuration = BodyScanConfiguration()
+        var configuration = BodyScanConfiguration(recognizingMirrorsWith: DriverRegistry(drivers: [MirrorDriver()]))
         configuration.autoAnswer = true
-        configuration.mirrorAddress = peer.address
+        configuration.mirrorAddress = BLEAddressFilter(peer.address)
         let flowClock = ScaledClock(speed: speed)
         var flowBox: WeakBox?
         var centralBox: WeakBox?

@@ -150,7 +150,7 @@ struct DriverPeerTests {
         let peer = try await SharedPeers.shared.peer(Self.mirrorPeer)
         _ = try await peer.command(["cmd": "mirror_fault", "fault": "silence", "state": "scanning"])
         let central = try await BLECentral.open(peer.tcp)
-        var configuration = BodyScanConfiguration()
+        var configuration = BodyScanConfiguration(recognizingMirrorsWith: DriverRegistry(drivers: linkedDrivers))
         configuration.autoAnswer = true
         configuration.deadlines.scanning = Deadline(warning: .milliseconds(300), failure: .milliseconds(800))
         let flow = BodyScanFlow(transport: BLEScaleTransport(central: central, registry: DriverRegistry(drivers: linkedDrivers)),

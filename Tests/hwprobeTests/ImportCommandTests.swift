@@ -75,9 +75,10 @@ import Testing
     @Test func oneTrailingNewlineIsNotPartOfThePassword() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        #expect(try ImportCommand.readPassword(from: scratch.write("a", "secret\n")) == "secret")
-        #expect(try ImportCommand.readPassword(from: scratch.write("b", "secret\n\n")) == "secret\n")
-        #expect(try ImportCommand.readPassword(from: scratch.write("c", "secret")) == "secret")
+        #expect(try PasswordFile.read(scratch.write("a", "secret\n")) == "secret")
+        #expect(try PasswordFile.read(scratch.write("b", "secret\n\n")) == "secret\n")
+        #expect(try PasswordFile.read(scratch.write("c", "secret")) == "secret")
+        #expect(try PasswordFile.read(scratch.write("d", "secret\r\n")) == "secret")
     }
 }
 
@@ -168,18 +169,25 @@ import MediaSupport
         writer.close()
     }
 
-    func run(_ arguments: [String], nextCameras: [String?]) async -> (code: Int32, out: String, err: String, asked: Int) {
+    /// Runs an interactive import with a scripted person: the password typed at the prompt, and
+    /// on each "camera stopped" screen the next answer (a camera's row number, or Esc).
+    func run(_ arguments: [String], cameras: [String], answers: [Key]) async -> (code: Int32, out: String, err: String, asked: Int) {
         let captured = CapturedConsole()
-        let answers = Locked(nextCameras)
+        let remaining = Locked(answers)
         let asked = Locked(0)
         var cli = HWProbe(console: captured.console, listSources: .empty)
-        cli.importQuestions = ImportQuestions(
-            isInteractive: { true },
-            password: { _ in ImportFromVideoTests.password },
-            nextCamera: { _ in
+        cli.importQuestions = ImportQuestions(isInteractive: { true }, otherCameras: { cameras })
+        cli.person = { screen in
+            switch screen.content {
+            case .passwordField(let field) where field.status == .normal:
+                return ImportFromVideoTests.password.map { Key.character($0) } + [.enter]
+            case .pickList where screen.title == "The camera stopped":
                 asked.withLock { $0 += 1 }
-                return answers.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-            })
+                return remaining.withLock { $0.isEmpty ? [.escape] : [$0.removeFirst()] }
+            default:
+                return []
+            }
+        }
         let code = await cli.run(arguments)
         return (code, captured.stdout, captured.stderr, asked.withLock { $0 })
     }
@@ -199,23 +207,27 @@ import MediaSupport
         try Self.video([codes[2], codes[1]], at: second)
         let out = scratch.path("vault.json")
         let result = await run(["import", "--camera", "file:\(first)?pace=max", "--out", out, "--no-color"],
-                               nextCameras: ["file:/nonexistent.y4m", "file:\(second)?pace=max"])
+                               cameras: ["file:/nonexistent.y4m", "file:\(second)?pace=max"], answers: [.character("2"), .character("3")])
         #expect(result.code == 0, "\(result.err.suffix(600))")
-        #expect(result.out.contains("The camera stopped after 2 of 3 codes; they are kept."))
+        #expect(result.out.contains("The camera stopped — 2 of 3 codes scanned; they are kept."))
+        #expect(result.out.contains("hwprobe: camera /nonexistent.y4m not found"), "the missing file is reported: \(result.out)")
         #expect(result.asked == 2)  // the missing file was reported and the question asked again
+        let lines = result.out.split(separator: "\n")
+        let stopped = try #require(lines.firstIndex { $0.hasPrefix("The camera stopped") })
+        #expect(lines[stopped - 1].hasPrefix("Camera disconnected"), "the question comes after the flow's own screens")
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: out))) == ImportFromVideoTests.plaintext)
     }
 
-    @Test func stoppingKeepsTheIncompleteExit() async throws {
+    @Test func leavingAtTheCameraQuestionIsCancelling() async throws {
         let scratch = try ImportCommandTests.Scratch()
         defer { scratch.remove() }
         let codes = try codes()
         let first = scratch.path("first.y4m")
         try Self.video([codes[1]], at: first)
         let out = scratch.path("vault.json")
-        let result = await run(["import", "--camera", "file:\(first)?pace=max", "--out", out, "--no-color"], nextCameras: ["q"])
-        #expect(result.code == 1)
-        #expect(result.err.contains("the camera stopped after 1 of 3 codes"))
+        let result = await run(["import", "--camera", "file:\(first)?pace=max", "--out", out, "--no-color"], cameras: [], answers: [.escape])
+        #expect(result.code == 130, "leaving at the camera question is leaving the flow: \(result.err)")
+        #expect(result.asked == 1)
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 }

@@ -73,47 +73,47 @@ struct TerminalRendererTests {
         #expect(TerminalRenderer(width: 3, isTerminal: true, noColor: true).width == TerminalRenderer.minimumWidth)
     }
 
-    @Test func aTerminalIsRedrawnInPlace() {
-        var renderer = TerminalRenderer(width: 40, isTerminal: true, noColor: true)
-        let first = renderer.update(Self.scanning([0]))
-        let firstHeight = renderer.frame(for: Self.scanning([0])).count
-        #expect(first.hasPrefix("\r\(Self.escape)[2K"), "nothing to move over yet")
-        #expect(first.components(separatedBy: "\(Self.escape)[2K").count - 1 == firstHeight)
-
-        let second = renderer.update(Self.scanning([0, 1]))
-        #expect(second.hasPrefix("\(Self.escape)[\(firstHeight)A\r\(Self.escape)[2K"))
-        #expect(second.components(separatedBy: "\(Self.escape)[2K").count - 1 == firstHeight)
-        #expect(second.contains("2 of 8 scanned"))
-        #expect(second.hasSuffix("\n"), "the cursor rests under the frame")
-
-        #expect(renderer.update(Self.scanning([0, 1])).isEmpty, "an unchanged screen is not redrawn")
+    @Test func theFocusedActionAndRowAreMarkedWithoutMovingAnything() {
+        let renderer = TerminalRenderer(width: 60, isTerminal: true, noColor: true)
+        let unfocused = renderer.frame(for: Self.varied[4])
+        let first = renderer.frame(for: Self.varied[4], focus: 0)
+        let second = renderer.frame(for: Self.varied[4], focus: 1)
+        #expect(first.contains { $0.contains("[▸Confirm◂]  [ Re-align ]  [ Cancel scan ]") })
+        #expect(second.contains { $0.contains("[ Confirm ]  [▸Re-align◂]  [ Cancel scan ]") })
+        #expect(unfocused.contains { $0.contains("[ Confirm ]  [ Re-align ]") })
+        #expect(first.map(visibleWidth) == second.map(visibleWidth), "the focus changes no widths")
+        let list = renderer.frame(for: Self.varied[3], focus: 1)
+        #expect(list.contains { $0.contains("  1  Hallway mirror") })
+        #expect(list.contains { $0.contains("▸ 2  A mirror") })
+        let colour = TerminalRenderer(width: 60, isTerminal: true, noColor: false).frame(for: Self.varied[4], focus: 0)
+        #expect(colour.contains { $0.contains("\(Self.escape)[1;7;38;2;255;0;64m[▸Confirm◂]") }, "the focused one in reverse video")
     }
 
-    @Test func aShorterFrameClearsWhatTheTallerOneLeftBehind() {
-        var renderer = TerminalRenderer(width: 40, isTerminal: true, noColor: true)
-        _ = renderer.update(Self.password)
-        let tall = renderer.drawnFrame.count
-        let short = Screen(icon: "timer", title: "Get ready", content: .countdown(3))
-        let output = renderer.update(short)
-        let shortHeight = renderer.drawnFrame.count
-        #expect(shortHeight < tall)
-        #expect(output.hasPrefix("\(Self.escape)[\(tall)A"))
-        #expect(output.components(separatedBy: "\(Self.escape)[2K").count - 1 == tall, "every old line cleared")
-        #expect(output.hasSuffix("\(Self.escape)[\(tall - shortHeight)A"), "back up to just under the new frame")
-
-        renderer.detach()
-        #expect(!renderer.update(Self.password).contains("\(Self.escape)[\(shortHeight)A"), "a detached frame is left alone")
+    @Test func aPasswordBeingTypedShowsThatKeysArriveButNotHowMany() {
+        let renderer = TerminalRenderer(width: 60, isTerminal: true, noColor: true)
+        let idle = Screen(icon: "lock.shield.fill", title: "Enter Backup Password", content: .passwordField(PasswordField()))
+        let empty = renderer.frame(for: idle, typing: PasswordTyping(isEmpty: true, keystrokes: 0))
+        #expect(empty.contains { $0.contains("[ ▌") } && !empty.joined().contains("•"))
+        let three = renderer.frame(for: idle, typing: PasswordTyping(isEmpty: false, keystrokes: 3))
+        let thirty = renderer.frame(for: idle, typing: PasswordTyping(isEmpty: false, keystrokes: 30))
+        let four = renderer.frame(for: idle, typing: PasswordTyping(isEmpty: false, keystrokes: 4))
+        #expect(three.contains { $0.contains("[ •••••••• ◒▌") })
+        #expect(four.contains { $0.contains("[ •••••••• ◐▌") }, "the mark turns with each key")
+        #expect(three != four)
+        #expect(three.joined().filter { $0 == "•" }.count == thirty.joined().filter { $0 == "•" }.count, "the dots never count the length")
     }
 
     @Test func elsewhereEachChangeIsOnePlainLine() {
         var renderer = TerminalRenderer(width: 40, isTerminal: false, noColor: false)
-        let outputs = [Self.scanning([0]), Self.scanning([0]), Self.scanning([0, 5]), Self.password].map { renderer.update($0) }
+        let outputs = [Self.scanning([0]), Self.scanning([0]), Self.scanning([0, 5]), Self.password].map { renderer.line(for: $0) }
         #expect(outputs == ["Scan Backup — 1 of 8 scanned\n", "", "Scan Backup — 2 of 8 scanned\n",
-                            "Enter Backup Password — Incorrect password\n"])
+                            "Enter Backup Password — Use the password this backup was made with. — Incorrect password\n"])
         #expect(outputs.allSatisfy { !$0.contains(Self.escape) })
         #expect(renderer.summary(for: Self.varied[4]) == "Is the scale lined up? — Confirm / Re-align / Cancel scan")
         #expect(renderer.summary(for: Self.varied[6]) == "Get ready — 3")
         #expect(renderer.summary(for: Self.varied[3]).hasPrefix("Pick a mirror — Hallway mirror (-61 dBm), A mirror"))
+        #expect(renderer.summary(for: Self.varied[2]).hasPrefix("Looking for your mirror — Bluetooth scan in progress."),
+                "the subtitle's facts are in the line too")
     }
 
     @Test(arguments: [16, 24, 40, 80, 120])

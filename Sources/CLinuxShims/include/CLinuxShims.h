@@ -82,4 +82,18 @@ int hal_hci_dev_list(int ctl, uint16_t *ids, int max);
 int hal_hci_dev_info(int ctl, uint16_t dev_id, hal_hci_controller *out);
 extern const uint32_t HAL_HCI_UP_FLAG_BIT;
 
+
+// ---- Signals ----------------------------------------------------------------------------------
+/// Installs a handler for `signo` that writes the signal's number as one byte to `write_fd` (a
+/// non-blocking pipe), the only async-signal-safe way to hand a signal to ordinary code. One
+/// pipe serves every signal installed this way (the last `write_fd` given wins). SA_RESTART is
+/// set so blocking calls elsewhere are not interrupted.
+int hal_signal_to_pipe(int signo, int write_fd);
+/// pipe2(O_CLOEXEC | O_NONBLOCK): both ends close on exec and never block.
+int hal_pipe_nonblocking(int ends[2]);
+/// Puts `signo` back to the default action (SIG_DFL).
+int hal_signal_default(int signo);
+/// Ignores `signo` (SIG_IGN).
+int hal_signal_ignore(int signo);
+
 #endif

@@ -38,26 +38,29 @@ public struct BodyScanConfiguration: Sendable {
     public var units: MeasurementSystem = .metric
     /// Answer the flow's questions without asking: the only or nearest mirror, alignment confirmed.
     public var autoAnswer = false
-    /// Use only this mirror.
-    public var mirrorAddress: BLEAddress?
+    /// Use only this mirror (an address without a type matches either type).
+    public var mirrorAddress: BLEAddressFilter?
     public var deadlines = BodyScanDeadlines()
     public var motion = MotionSettings()
     /// After the first mirror appears, how long to keep looking for others before choosing.
     public var discoveryWindow: Duration = .milliseconds(1500)
-    /// Which discovered peripherals are mirrors. hwprobe answers from the driver registry.
-    public var isMirror: @Sendable (DiscoveredDevice) -> Bool = { MirrorAdvertisement.matches($0.advertisement) }
+    /// After Re-align, how long an aligned reading must hold (with no newer reading) before the
+    /// flow asks again: the person may find the scale already lined up and move nothing, and a
+    /// mirror notifies alignment only when it changes.
+    public var realignSettle: Duration = .milliseconds(1500)
+    /// Which discovered peripherals are mirrors: the driver registry's answer, so the rule lives
+    /// in one place (the mirror driver's match rules), not in a copy inside the flow.
+    public var isMirror: @Sendable (DiscoveredDevice) -> Bool
     /// The 16 bytes written as `scanToken`; random by default.
     public var makeScanToken: @Sendable () -> [UInt8] = { (0..<16).map { _ in UInt8.random(in: 0...255) } }
 
-    public init() {}
-}
+    /// Mirrors are what `registry` says is a device of kind `.mirror`.
+    public init(recognizingMirrorsWith registry: DriverRegistry) {
+        isMirror = { registry.claim(.advertisement($0.advertisement))?.descriptor.kind == .mirror }
+    }
 
-/// The v1 profile's advertisement (mirror-gatt-v1.md, "Advertising"), for when no registry is at hand.
-public enum MirrorAdvertisement {
-    public static let service = MirrorGATT.service
-
-    public static func matches(_ advertisement: Advertisement) -> Bool {
-        advertisement.serviceUUIDs.contains(service)
-            || advertisement.manufacturerData[0xFFFF]?.starts(with: [0x4D, 0x52]) == true
+    /// Mirrors are what `isMirror` says; for tests that script their own peripherals.
+    public init(isMirror: @escaping @Sendable (DiscoveredDevice) -> Bool) {
+        self.isMirror = isMirror
     }
 }

@@ -15,7 +15,7 @@ public final class BodyScanFlow: Sendable {
     private let current = Mutex<AsyncStream<ScanInput>.Continuation?>(nil)
     private let lastState = Mutex<BodyScanState?>(nil)
 
-    public init(transport: any ScaleTransport, clock: any Clock<Duration>, configuration: BodyScanConfiguration = BodyScanConfiguration()) {
+    public init(transport: any ScaleTransport, clock: any Clock<Duration>, configuration: BodyScanConfiguration) {
         self.transport = transport
         self.clock = clock
         self.configuration = configuration
@@ -31,6 +31,12 @@ public final class BodyScanFlow: Sendable {
     public func pick(mirror address: BLEAddress) { send(.pick(address)) }
     public func confirmAlignment() { send(.confirm) }
     public func realign() { send(.realign) }
+
+    /// The `ScreenAction.id`s of the flow's buttons, so whatever draws them can press them.
+    public static let confirmActionID = BodyScanScreens.confirmActionID
+    public static let realignActionID = BodyScanScreens.realignActionID
+    public static let retryActionID = BodyScanScreens.retryActionID
+    public static let doneActionID = BodyScanScreens.doneActionID
 
     /// Ends `outputs` once no further attempt will be made.
     public func close() { output.finish() }
@@ -231,7 +237,7 @@ final class ScanAttempt {
             switch input {
             case .discovered(let device) where configuration.isMirror(device):
                 if let wanted = configuration.mirrorAddress {
-                    guard device.address == wanted else { return .keepWaiting }
+                    guard wanted.matches(device.address) else { return .keepWaiting }
                     chosen = device
                     return .done
                 }
@@ -310,7 +316,9 @@ final class ScanAttempt {
         var mustSeeFreshAlignment = false
         while true {
             enter(.alignScale, BodyScanScreens.alignScale(alignment))
-            if mustSeeFreshAlignment || alignment?.aligned != true {
+            if mustSeeFreshAlignment {
+                try await waitForSettledAlignment()
+            } else if alignment?.aligned != true {
                 try await wait(in: .alignScale, deadlines.aligned) { [unowned self] input in
                     guard case .event(.alignment(let reading)) = input else { return .keepWaiting }
                     show(BodyScanScreens.alignScale(reading))
@@ -335,6 +343,28 @@ final class ScanAttempt {
             case .success: return
             case .failure(.refused(_, .notAligned)): continue // the scale moved after all
             case .failure(let error): throw .failed(refusal(error, in: .confirmAlignment))
+            }
+        }
+    }
+
+    /// After Re-align: the scale must be lined up and left alone. A mirror notifies alignment only
+    /// when it changes, so "aligned, and no newer reading for a moment" is the signal that the
+    /// person is done, whether they moved the scale or found it already square.
+    private func waitForSettledAlignment() async throws(Stop) {
+        var settle: Int?
+        if alignment?.aligned == true { settle = schedule(after: configuration.realignSettle) }
+        defer { if let settle { cancelTimer(settle) } }
+        try await wait(in: .alignScale, deadlines.aligned) { [unowned self] input in
+            switch input {
+            case .event(.alignment(let reading)):
+                show(BodyScanScreens.alignScale(reading))
+                if let pending = settle { cancelTimer(pending) }
+                settle = reading.aligned ? schedule(after: configuration.realignSettle) : nil
+                return .keepWaiting
+            case .timer(let id) where id == settle:
+                return .done
+            default:
+                return .keepWaiting
             }
         }
     }
@@ -547,6 +577,7 @@ final class ScanAttempt {
         states.append(state)
         flow.entered(state)
         show(screen)
+        output.yield(.event(.entered(state)))
     }
 
     private func show(_ screen: Screen) {

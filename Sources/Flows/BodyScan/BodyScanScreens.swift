@@ -17,7 +17,8 @@ enum BodyScanScreens {
         Screen(icon: "list.bullet.rectangle", title: "Choose your mirror",
                subtitle: "More than one mirror is nearby. Pick the one in front of you.",
                content: .pickList(mirrors.map {
-                   PickItem(id: $0.address.description, title: $0.name ?? $0.address.description, detail: "\($0.rssi) dBm")
+                   // The id carries the address type, so picking a random-address mirror finds it again.
+                   PickItem(id: "\($0.address)/\($0.address.kind.rawValue)", title: $0.name ?? $0.address.description, detail: "\($0.rssi) dBm")
                }))
     }
 

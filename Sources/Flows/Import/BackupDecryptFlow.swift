@@ -88,6 +88,7 @@ public final class BackupDecryptFlow: Sendable {
         state.withLock { s in
             guard let refusal else {
                 publish(idleScreen(), in: &s)
+                output.yield(.event(.passwordWanted(attempt: 1)))
                 return
             }
             let message: String
@@ -118,11 +119,18 @@ public final class BackupDecryptFlow: Sendable {
         }
     }
 
-    /// Return in the password field. Ignored unless the field accepts input, and for an empty
-    /// password (a stray Return should not start minutes of work).
+    /// Return in the password field. Ignored unless the field accepts input. An empty password
+    /// never reaches the key derivation (a stray Return should not start minutes of work): the
+    /// field asks again, saying why.
     public func submit(password: String) {
         state.withLock { s in
-            guard s.phase == .idle, let container, !password.isEmpty else { return }
+            guard s.phase == .idle, let container else { return }
+            guard !password.isEmpty else {
+                publish(idleScreen(footer: Footer(Self.emptyPasswordMessage, tone: .warning)), in: &s)
+                output.yield(.event(.passwordEmpty))
+                output.yield(.event(.passwordWanted(attempt: s.attempts + 1)))
+                return
+            }
             s.attempts += 1
             let attempt = s.attempts
             s.phase = .decrypting(attempt: attempt)
@@ -144,6 +152,7 @@ public final class BackupDecryptFlow: Sendable {
             s.phase = .idle
             s.waiting = nil
             publish(idleScreen(motion: motion.apply(.crossfade)), in: &s)
+            output.yield(.event(.passwordWanted(attempt: s.attempts + 1)))
         }
     }
 
@@ -220,6 +229,8 @@ public final class BackupDecryptFlow: Sendable {
             publish(wrongPasswordScreen(maskedLength: s.typedLength), in: &s)
             output.yield(.cue(.error))
             output.yield(.announcement(Announcement("Incorrect password. Try again.", priority: .assertive)))
+            output.yield(.event(.passwordRefused(attempts: s.attempts)))
+            output.yield(.event(.passwordWanted(attempt: s.attempts + 1)))
         case .failure(.damaged(let reason)):
             end(.damaged(reason), message: Self.damagedMessage, in: &s)
         case .failure(.notABackup):
@@ -232,6 +243,7 @@ public final class BackupDecryptFlow: Sendable {
             publish(idleScreen(footer: Footer(Self.cryptoFailureMessage, tone: .error)), in: &s)
             output.yield(.cue(.error))
             output.yield(.announcement(Announcement(Self.cryptoFailureMessage, priority: .assertive)))
+            output.yield(.event(.passwordWanted(attempt: s.attempts + 1)))
         }
     }
 

@@ -20,11 +20,11 @@ public final class BackupImportFlow: Sendable {
 
     private let output: AsyncStream<FlowOutput>.Continuation
     private let initialSource: any CodeSource
-    /// The scan reacts only to codes and buttons today; the clock is kept so anything timed that
-    /// joins it (a hint after a long silence, say) runs on the injected time like the other flows.
+    /// The idle limit runs on this clock, so tests move time by hand.
     private let clock: any Clock<Duration>
     let motion: MotionSettings
     private let unattended: Bool
+    private let idleLimit: Duration?
     private let state = Mutex(State())
 
     private enum Phase: Sendable {
@@ -41,6 +41,9 @@ public final class BackupImportFlow: Sendable {
         /// The scan now reading a source, and how to wake it for a button press.
         var scan: (id: Int, wake: AsyncStream<ScanEvent>.Continuation)?
         var scanCount = 0
+        /// The idle timer now running; a newer one (or none) makes an older one's firing moot.
+        var idleTimer: (generation: Int, task: Task<Void, Never>)?
+        var idleGeneration = 0
     }
 
     private enum ScanEvent: Sendable {
@@ -49,6 +52,7 @@ public final class BackupImportFlow: Sendable {
         case cancelled
         /// A newer `resume(with:)` took over.
         case superseded
+        case idle(generation: Int)
     }
 
     /// - Parameters:
@@ -56,13 +60,17 @@ public final class BackupImportFlow: Sendable {
     ///   - clock: the time source; tests pass a `ManualClock`.
     ///   - motion: the motion preferences in effect (Reduce Motion turns every hint into a crossfade).
     ///   - unattended: nobody is there to press Start Over, so a damaged set ends the run.
+    ///   - idleLimit: when set, a source that shows no new code for this long ends the scan as
+    ///     `.timedOut` (a live camera pointed at nothing must not hold an unattended run for ever).
+    ///     The limit counts only while a source is being read, and starts again with each new code.
     public init(codes: any CodeSource, clock: some Clock<Duration>, motion: MotionSettings = .standard,
-                unattended: Bool = false) {
+                unattended: Bool = false, idleLimit: Duration? = nil) {
         (outputs, output) = AsyncStream.makeStream(of: FlowOutput.self, bufferingPolicy: .unbounded)
         initialSource = codes
         self.clock = clock
         self.motion = motion
         self.unattended = unattended
+        self.idleLimit = idleLimit
     }
 
     // MARK: Inputs
@@ -86,6 +94,7 @@ public final class BackupImportFlow: Sendable {
             guard s.outcome == nil else { return }
             s.collector.reset()
             s.phase = .scanning
+            if s.scan != nil { armIdleTimer(in: &s) }
             publish(introScreen(motion: motion.apply(.crossfade)), in: &s)
         }
     }
@@ -111,6 +120,7 @@ public final class BackupImportFlow: Sendable {
             s.scan?.wake.yield(.superseded)
             s.scanCount += 1
             s.scan = (s.scanCount, wake)
+            armIdleTimer(in: &s)
             // The first screen, or the progress again after a "camera gone" screen.
             if case .waitingForStartOver = s.phase {
                 publish(damagedScreen(), in: &s)
@@ -137,7 +147,10 @@ public final class BackupImportFlow: Sendable {
             pump.cancel()
             wake.finish()
             state.withLock { s in
-                if s.scan?.id == scanID { s.scan = nil }
+                if s.scan?.id == scanID {
+                    s.scan = nil
+                    disarmIdleTimer(in: &s)
+                }
             }
         }
 
@@ -171,11 +184,19 @@ public final class BackupImportFlow: Sendable {
                 publish(cameraGoneScreen(for: s.collector, error: error), in: &s)
                 output.yield(.announcement(Announcement(
                     "Camera disconnected. The codes you scanned are kept.", priority: .assertive)))
+                output.yield(.event(.sourceEnded(scanned: s.collector.scannedIndexes.count, of: s.collector.currentCount)))
                 return .sourceEnded(scanned: s.collector.scannedIndexes.count, of: s.collector.currentCount)
             case .cancelled:
                 return .cancelled
             case .superseded:
                 return .sourceEnded(scanned: s.collector.scannedIndexes.count, of: s.collector.currentCount)
+            case .idle(let generation):
+                guard s.idleTimer?.generation == generation else { return nil }
+                let scanned = s.collector.scannedIndexes.count, total = s.collector.currentCount
+                output.yield(.event(.idleDeadlinePassed(scanned: scanned, of: total)))
+                let outcome = ImportOutcome.timedOut(scanned: scanned, of: total)
+                finish(outcome, in: &s)
+                return outcome
             }
         }
     }
@@ -190,6 +211,7 @@ public final class BackupImportFlow: Sendable {
         }
         switch s.collector.accept(text) {
         case .accepted:
+            armIdleTimer(in: &s)
             publish(progressScreen(for: s.collector, motion: motion.apply(.bounce)), in: &s)
             output.yield(.cue(.lightImpact))
             return nil
@@ -214,6 +236,7 @@ public final class BackupImportFlow: Sendable {
             output.yield(.cue(.warning))
             if unattended {
                 publish(progressScreen(for: s.collector, footer: Footer(Self.damagedMessage, tone: .error)), in: &s)
+                output.yield(.event(.setDamaged(reason: reason)))
                 let outcome = ImportOutcome.damaged(reason)
                 finish(outcome, in: &s)
                 return outcome
@@ -221,6 +244,7 @@ public final class BackupImportFlow: Sendable {
             s.phase = .waitingForStartOver
             publish(damagedScreen(), in: &s)
             output.yield(.announcement(Announcement(Self.damagedMessage, priority: .assertive)))
+            output.yield(.event(.setDamaged(reason: reason)))
             return nil
         }
     }
@@ -233,8 +257,44 @@ public final class BackupImportFlow: Sendable {
         output.yield(.announcement(Announcement(text)))
     }
 
+    // MARK: The idle limit
+
+    /// (Re)starts the idle limit, if there is one: at the start of each scan and with each new code.
+    private func armIdleTimer(in s: inout State) {
+        disarmIdleTimer(in: &s)
+        guard let idleLimit, s.outcome == nil else { return }
+        s.idleGeneration += 1
+        let generation = s.idleGeneration
+        let task = Self.timer(on: clock, after: idleLimit) { [weak self] in self?.idleTimerFired(generation: generation) }
+        s.idleTimer = (generation, task)
+    }
+
+    /// Fires `action` once `delay` has passed since now — the deadline is fixed here, not when the
+    /// task first runs, so the limit counts from the code that armed it.
+    private static func timer<C: Clock>(on clock: C, after delay: Duration,
+                                        _ action: @escaping @Sendable () -> Void) -> Task<Void, Never> where C.Duration == Duration {
+        let deadline = clock.now.advanced(by: delay)
+        return Task {
+            guard (try? await clock.sleep(until: deadline, tolerance: nil)) != nil else { return }
+            action()
+        }
+    }
+
+    private func disarmIdleTimer(in s: inout State) {
+        s.idleTimer?.task.cancel()
+        s.idleTimer = nil
+    }
+
+    private func idleTimerFired(generation: Int) {
+        state.withLock { s in
+            guard s.idleTimer?.generation == generation else { return }
+            s.scan?.wake.yield(.idle(generation: generation))
+        }
+    }
+
     private func finish(_ outcome: ImportOutcome, in s: inout State) {
         guard s.outcome == nil else { return }
+        disarmIdleTimer(in: &s)
         s.outcome = outcome
         s.scan?.wake.yield(.cancelled)
         output.finish()

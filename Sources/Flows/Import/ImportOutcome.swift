@@ -8,6 +8,8 @@ public enum ImportOutcome: Hashable, Sendable {
     /// The camera stopped before the set was complete. What was scanned is kept: hand the flow a
     /// new source with `resume(with:)` to carry on. `of` is nil before the first code.
     case sourceEnded(scanned: Int, of: Int?)
+    /// No new code arrived for the idle limit given to the flow. What was scanned is kept.
+    case timedOut(scanned: Int, of: Int?)
     /// The person (or the caller) cancelled.
     case cancelled
 }

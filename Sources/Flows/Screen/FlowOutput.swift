@@ -20,10 +20,12 @@ public struct Announcement: Hashable, Sendable {
     }
 }
 
-/// Everything an engine publishes, in order, on one stream: what to show, what to feel and
-/// what to hear. One stream keeps the three in step (the cue plays with the screen it belongs to).
+/// Everything an engine publishes, in order, on one stream: what to show, what to feel, what to
+/// hear, and what happened. One stream keeps them in step (the cue plays with the screen it
+/// belongs to, the event comes with the screen that shows it).
 public enum FlowOutput: Hashable, Sendable {
     case screen(Screen)
     case cue(HapticCue)
     case announcement(Announcement)
+    case event(FlowEvent)
 }

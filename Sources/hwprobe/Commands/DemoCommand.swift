@@ -18,7 +18,13 @@ struct DemoCommand: Sendable {
         let bench = SimulatedBench(clock: ScaledClock(speed: speed))
         let motion = MotionSettings(reduceMotion: invocation.has("--reduce-motion"))
         let presenter = FlowPresenter(console: console, sink: nil, noColorFlag: invocation.has("--no-color"),
-                                      verbose: invocation.has("--verbose"), json: false, logCues: true)
+                                      verbose: invocation.has("--verbose"), json: false, logCues: true,
+                                      terminal: TerminalSession.forProcess(console: console, wantsKeys: false))
+        // Ctrl-C ends whichever flow is running; the demo then stops with exit 130.
+        let cancelPhase = Locked<@Sendable () -> Void>({})
+        let interrupt = SignalHandling.shared.onInterrupt { cancelPhase.withLock { $0 }() }
+        defer { interrupt.end() }
+        presenter.start()
         presenter.note("hwprobe demo: the simulated bench (sim:), \(formatSpeed(speed)) real time")
         let devices = (try? await Discovery.collect(bench.transport.discover(), for: .seconds(1), clock: bench.clock)) ?? []
         for device in devices {
@@ -28,13 +34,16 @@ struct DemoCommand: Sendable {
 
         // 1. The body scan, with the engine `hwprobe scan` runs.
         presenter.note("\n1. Body scan against the simulated mirror")
-        var configuration = BodyScanConfiguration()
+        var configuration = BodyScanConfiguration(recognizingMirrorsWith: registry)
         configuration.autoAnswer = true
         configuration.motion = motion
-        let registry = registry
-        configuration.isMirror = { registry.claim(.advertisement($0.advertisement))?.descriptor.kind == .mirror }
         let scan = BodyScanFlow(transport: bench.transport, clock: bench.clock, configuration: configuration)
+        cancelPhase.withLock { $0 = { scan.cancel() } }
         let scanOutcome = await present(scan.outputs, with: presenter) { await scan.run() } after: { scan.close() }
+        if SignalHandling.shared.interruption != nil {
+            await presenter.finish()
+            throw ImportCommand.cancelled("cancelled")
+        }
         guard scanOutcome.kind == .complete else {
             presenter.note("The body scan ended \(scanOutcome.kind.rawValue): \(scanOutcome.failure?.description ?? "")")
             await presenter.finish()
@@ -47,7 +56,12 @@ struct DemoCommand: Sendable {
         let plaintext = Array(Self.sampleVault.utf8)
         let camera = bench.backupCodes
         let importer = BackupImportFlow(codes: camera, clock: bench.clock, motion: motion, unattended: true)
+        cancelPhase.withLock { $0 = { importer.cancel() } }
         let imported = await present(importer.outputs, with: presenter) { await importer.run() } after: {}
+        if case .cancelled = imported {
+            await presenter.finish()
+            throw ImportCommand.cancelled("cancelled")
+        }
         guard case .completed(let bytes, let backupID, let count) = imported else {
             presenter.note("The import ended early: \(imported)")
             await presenter.finish()
@@ -58,25 +72,25 @@ struct DemoCommand: Sendable {
         // 3. Decrypting: a typo first, then the right password.
         presenter.note("\n3. Decrypting (first with a typo: \(Self.wrongPassword))")
         let decrypt = BackupDecryptFlow(container: bytes, timeEstimate: DerivationTimeEstimate.cached(), clock: bench.clock, motion: motion)
-        let typed = Locked(0)
+        cancelPhase.withLock { $0 = { decrypt.dismiss() } }
         let outcome = await present(decrypt.outputs, with: presenter, watch: { output in
-            guard case .screen(let screen) = output else { return }
-            let idle = screen.content == .passwordField(PasswordField(maskedLength: 0, status: .normal, focused: true))
-            let wrong = screen.footer?.tone == .error
-            let attempt = typed.withLock { count -> Int? in
-                guard (count == 0 && idle) || (count == 1 && wrong) else { return nil }
-                count += 1
-                return count
+            switch output {
+            case .event(.passwordWanted(attempt: 1)): decrypt.submit(password: Self.wrongPassword)
+            case .event(.passwordWanted(attempt: 2)): decrypt.submit(password: Self.password)
+            default: break
             }
-            if attempt == 1 { decrypt.submit(password: Self.wrongPassword) }
-            if attempt == 2 { decrypt.submit(password: Self.password) }
         }) { await decrypt.run() } after: {}
-        await presenter.finish()
+        if case .cancelled = outcome {
+            await presenter.finish()
+            throw ImportCommand.cancelled("cancelled")
+        }
         guard case .decrypted(let opened) = outcome, opened == plaintext else {
             presenter.note("Decryption ended: \(outcome)")
+            await presenter.finish()
             return 1
         }
         presenter.note("Decrypted \(opened.count) bytes; they match what was exported.\nDemo complete.")
+        await presenter.finish()
         return 0
     }
 

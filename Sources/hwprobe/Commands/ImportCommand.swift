@@ -5,12 +5,18 @@ import HAL
 
 /// `hwprobe import`: scan a VB1 backup's codes from a camera, decrypt it with its password, and
 /// write the plaintext atomically with mode 0600. Unattended (`--password-file` or `--json`), a
-/// damaged set ends with exit 5 and a source that ends early with exit 1.
+/// damaged set ends with exit 5, a source that ends early with exit 1, and a camera that shows no
+/// new code for `--timeout` seconds (120 by default) with exit 1.
+///
+/// Everything that can be checked before the camera opens is: the output path, the password
+/// file (an empty one is a usage error, never sent to the key derivation), the options.
 struct ImportCommand: Sendable {
     var console: Console
     var bench: SimulatedBench
     var registry = DriverRegistry(drivers: linkedDrivers)
     var questions = ImportQuestions()
+    /// For tests: the keys a person presses on each screen, instead of a terminal's.
+    var person: (@Sendable (Screen) -> [Key])?
 
     struct Report: Encodable {
         var backupId: String
@@ -19,8 +25,8 @@ struct ImportCommand: Sendable {
         var out: String
     }
 
-    static let wrongPasswordMarker = "Incorrect password"
     static let maximumAttempts = 3
+    static let unattendedIdleLimit = Duration.seconds(120)
 
     func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         guard let cameraText = invocation.value("--camera"), let out = invocation.value("--out") else {
@@ -28,131 +34,78 @@ struct ImportCommand: Sendable {
         }
         let uri: DeviceURI
         do { uri = try DeviceURI(parsing: cameraText) } catch { throw CLIFailure(kind: .usage, message: error.description) }
-        let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
         let requestedIdleLimit = try Self.idleLimit(invocation)
         let force = invocation.has("--force")
-        if FileManager.default.fileExists(atPath: out) && !force {
-            throw CLIFailure(kind: .usage, message: "\(out) exists: choose another --out, or add --force to replace it on success")
-        }
+        try OutputTarget.check(out, replacing: force)
         let passwordFile = invocation.value("--password-file")
         var filePassword: String?
         if let passwordFile {
-            filePassword = try Self.readPassword(from: passwordFile)
+            filePassword = try PasswordFile.read(passwordFile)
         }
         let unattended = passwordFile != nil || invocation.wantsJSON
-        if !unattended && !questions.isInteractive() {
+        if !unattended && !questions.isInteractive() && person == nil {
             throw CLIFailure(kind: .usage, message: "import asks for the password: run it in a terminal, or pass --password-file")
         }
+        let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
         let motion = MotionSettings(reduceMotion: invocation.has("--reduce-motion"))
+        let terminal = person == nil ? TerminalSession.forProcess(console: console, wantsKeys: !unattended) : nil
         let presenter = FlowPresenter(console: console, sink: sink, noColorFlag: invocation.has("--no-color"),
-                                      verbose: invocation.has("--verbose"), json: invocation.wantsJSON)
+                                      verbose: invocation.has("--verbose"), json: invocation.wantsJSON,
+                                      interactive: !unattended, terminal: terminal, person: person)
+        // One way to cancel for the whole command: whichever phase runs is cancelled.
+        let cancelPhase = Locked<@Sendable () -> Void>({})
+        let interrupt = SignalHandling.shared.onInterrupt { cancelPhase.withLock { $0 }() }
+        defer { interrupt.end() }
+        presenter.start()
 
         // 1. The codes.
         let clock: any Clock<Duration> = uri == .sim ? bench.clock : ContinuousClock()
-        let source = try await codeSource(for: uri, clock: clock)
-        let importer = BackupImportFlow(codes: source, clock: clock, motion: motion, unattended: unattended)
-        let drawing = Task { await presenter.present(importer.outputs) }
-        let interrupt = CancelOnInterrupt { importer.cancel() }
-        // Unattended, a live camera that never shows the next code must not hold the run forever.
-        let idleLimit = requestedIdleLimit ?? (unattended ? .seconds(120) : nil)
-        let idle = Locked(false)
-        let watchdog = Task {
-            guard let idleLimit else { return }
-            let step = Duration.milliseconds(100)
-            var last = importer.progress.scanned
-            var quiet = Duration.zero
-            while !Task.isCancelled {
-                do { try await clock.sleep(for: step) } catch { return }
-                let now = importer.progress.scanned
-                quiet = now == last ? quiet + step : .zero
-                last = now
-                if quiet >= idleLimit {
-                    idle.withLock { $0 = true }
-                    importer.cancel()
-                    return
-                }
-            }
-        }
-        defer { watchdog.cancel() }
-        var scanned = await importer.run()
-        // Interactively, a camera that stops early (unplugged, or a file that ran out) is not the
-        // end: the codes so far are kept and the scan carries on from another source.
-        while case .sourceEnded(let count, let total) = scanned, !unattended {
-            presenter.note("The camera stopped after \(count) of \(total.map(String.init) ?? "?") codes; they are kept.")
-            guard let answer = questions.nextCamera("Reconnect it and press Enter to carry on, give another camera URI, or type q to stop: "),
-                  answer.trimmingCharacters(in: .whitespaces) != "q" else { break }
-            let text = answer.trimmingCharacters(in: .whitespaces)
-            do {
-                let next = text.isEmpty ? uri : try DeviceURI(parsing: text)
-                scanned = await importer.resume(with: try await codeSource(for: next, clock: clock))
-            } catch let error as CLIFailure {
-                presenter.note("hwprobe: \(error.message)")
-            } catch {
-                presenter.note("hwprobe: \(error)")
-            }
-        }
-        interrupt.stop()
-        // A source that ended leaves the flow open for another camera; this command has no other,
-        // so end the flow for good (that also ends its outputs).
-        if case .sourceEnded = scanned { importer.cancel() }
-        await drawing.value
-        let container: [UInt8]
-        let backupID: String
-        let codeCount: Int
-        switch scanned {
-        case .completed(let bytes, let id, let count):
-            (container, backupID, codeCount) = (bytes, id, count)
-        case .damaged(let why):
+        let scan: ScanEnd
+        do {
+            scan = try await scanCodes(from: uri, clock: clock, motion: motion, unattended: unattended,
+                                       idleLimit: requestedIdleLimit ?? (unattended ? Self.unattendedIdleLimit : nil),
+                                       presenter: presenter, cancelPhase: cancelPhase)
+        } catch {
             await presenter.finish()
-            throw CLIFailure(kind: .damaged, message: "the backup's codes do not fit together: \(why)")
-        case .sourceEnded(let scanned, let total):
-            await presenter.finish()
-            throw CLIFailure(kind: .incomplete, message: "the camera stopped after \(scanned) of \(total.map(String.init) ?? "?") codes")
-        case .cancelled:
-            await presenter.finish()
-            if idle.withLock({ $0 }), let idleLimit {
-                let (count, total) = importer.progress
-                throw CLIFailure(kind: .timedOut, message: "no new backup code for \(idleLimit.seconds) s (\(count) of \(total.map(String.init) ?? "?") scanned): "
-                                 + "point the camera at the codes, or give more time with --timeout")
-            }
-            throw CLIFailure(kind: .cancelled, message: "cancelled")
+            throw error
         }
+        let (container, backupID, codeCount) = scan
 
-        // 2. The password.
+        // 2. The password, then the plaintext.
         let decrypt = BackupDecryptFlow(container: container, timeEstimate: DerivationTimeEstimate.cached(), clock: clock, motion: motion)
-        let attempts = Locked(0)
-        let wrong = Locked(false)
+        let refusedTooOften = Locked(false)
+        cancelPhase.withLock { $0 = { decrypt.dismiss() } }
+        presenter.setControls(.init(
+            submitPassword: { bytes in decrypt.submit(password: String(decoding: bytes, as: UTF8.self)) },
+            backLabel: { screen in screen.content == .spinner ? "back to the password" : nil },
+            back: { decrypt.cancel() }))
         let decrypting = Task {
             for await output in decrypt.outputs {
                 presenter.show(output)
-                guard case .screen(let screen) = output, case .passwordField(let field) = screen.content else { continue }
-                let refused = screen.footer?.text == Self.wrongPasswordMarker
-                guard field.status != .disabled, field.maskedLength == 0 || refused else { continue }
-                let attempt = attempts.withLock { count -> Int in
-                    count += 1
-                    return count
-                }
-                if refused && (unattended || attempt > Self.maximumAttempts) {
-                    wrong.withLock { $0 = true }
-                    decrypt.dismiss()
-                    continue
-                }
-                if let filePassword {
-                    decrypt.submit(password: filePassword)
-                } else if let typed = questions.password("Backup password: ") {
-                    decrypt.submit(password: typed)
-                } else {
-                    decrypt.dismiss()
+                guard case .event(let event) = output else { continue }
+                switch event {
+                case .passwordWanted(let attempt):
+                    if let filePassword, attempt == 1 { decrypt.submit(password: filePassword) }
+                case .passwordRefused(let attempts):
+                    if unattended || attempts >= Self.maximumAttempts {
+                        refusedTooOften.withLock { $0 = true }
+                        decrypt.dismiss()
+                    }
+                default:
+                    break
                 }
             }
         }
-        let interruptDecrypt = CancelOnInterrupt { decrypt.dismiss() }
         let opened = await decrypt.run()
-        interruptDecrypt.stop()
         await decrypting.value
+        cancelPhase.withLock { $0 = {} }
         await presenter.finish()
         switch opened {
-        case .decrypted(let plaintext):
+        case .decrypted(var plaintext):
+            defer { plaintext.overwriteWithZerosInPlace() }
+            if let signal = SignalHandling.shared.interruption {
+                throw CLIFailure(kind: .cancelled, message: "cancelled: nothing was written", exitOverride: SignalHandling.exitCode(for: signal))
+            }
             do { try AtomicFile.write(plaintext, to: out, replacing: force) } catch {
                 throw CLIFailure(kind: .device, message: "could not write \(out): \(error)")
             }
@@ -167,9 +120,97 @@ struct ImportCommand: Sendable {
         case .unsupported(let why):
             throw CLIFailure(kind: .unsupported, message: "unsupported backup: \(why)", exitOverride: 5)
         case .cancelled:
-            if wrong.withLock({ $0 }) { throw CLIFailure(kind: .wrongPassword, message: "incorrect password: nothing was written") }
-            throw CLIFailure(kind: .cancelled, message: "cancelled: nothing was written")
+            if refusedTooOften.withLock({ $0 }) {
+                let tries = unattended ? "" : " (\(Self.maximumAttempts) attempts)"
+                throw CLIFailure(kind: .wrongPassword, message: "incorrect password\(tries): nothing was written")
+            }
+            throw Self.cancelled("cancelled: nothing was written")
         }
+    }
+
+    private typealias ScanEnd = (container: [UInt8], backupID: String, count: Int)
+
+    /// Scans until a set is complete. Interactively a camera that stops is not the end: the
+    /// person carries on with it or another camera, the codes so far kept.
+    private func scanCodes(from uri: DeviceURI, clock: any Clock<Duration>, motion: MotionSettings, unattended: Bool,
+                           idleLimit: Duration?, presenter: FlowPresenter,
+                           cancelPhase: Locked<@Sendable () -> Void>) async throws(CLIFailure) -> ScanEnd {
+        let source = try await codeSource(for: uri, clock: clock)
+        let importer = BackupImportFlow(codes: source, clock: clock, motion: motion, unattended: unattended, idleLimit: idleLimit)
+        let cameraChoice = AsyncStream.makeStream(of: String?.self)
+        cancelPhase.withLock { $0 = { importer.cancel(); cameraChoice.continuation.yield(nil) } }
+        presenter.setControls(.init(choose: { id in
+            if id == BackupImportFlow.startOverActionID { importer.startOver() } else { cameraChoice.continuation.yield(id) }
+        }))
+        // The person is asked about the camera only once everything the flow said before it
+        // stopped is on the screen.
+        let sourceEnds = AsyncStream.makeStream(of: Void.self)
+        let drawing = Task {
+            for await output in importer.outputs {
+                presenter.show(output)
+                if case .event(.sourceEnded) = output { sourceEnds.continuation.yield() }
+            }
+            sourceEnds.continuation.finish()
+        }
+        defer { drawing.cancel() }
+        var choices = cameraChoice.stream.makeAsyncIterator()
+        var ended = sourceEnds.stream.makeAsyncIterator()
+        var scanned = await importer.run()
+        var scannedSinceAsking = true
+        while case .sourceEnded(let count, let total) = scanned, !unattended {
+            // Only a scan that ran has screens still to show (a camera that failed to open has none).
+            if scannedSinceAsking { guard await ended.next() != nil else { break } }
+            scannedSinceAsking = false
+            let cameras = [uri.description] + questions.otherCameras().filter { $0 != uri.description }
+            presenter.show(.screen(Self.cameraStoppedScreen(scanned: count, of: total, cameras: cameras)))
+            guard let picked = await choices.next(), let text = picked else { break }
+            do {
+                let next = try DeviceURI(parsing: text)
+                let source = try await codeSource(for: next, clock: clock)
+                scannedSinceAsking = true
+                scanned = await importer.resume(with: source)
+            } catch let error as CLIFailure {
+                presenter.note("hwprobe: \(error.message)")
+            } catch {
+                presenter.note("hwprobe: \(error)")
+            }
+        }
+        // A source that ended leaves the flow open for another camera; end it for good (that
+        // also ends its outputs).
+        importer.cancel()
+        await drawing.value
+        cancelPhase.withLock { $0 = {} }
+        switch scanned {
+        case .completed(let bytes, let id, let count):
+            return (bytes, id, count)
+        case .damaged(let why):
+            throw CLIFailure(kind: .damaged, message: "the backup's codes do not fit together: \(why)")
+        case .sourceEnded(let count, let total):
+            if SignalHandling.shared.interruption != nil { throw Self.cancelled("cancelled") }
+            throw CLIFailure(kind: .incomplete, message: "the camera stopped after \(count) of \(total.map(String.init) ?? "?") codes")
+        case .timedOut(let count, let total):
+            let limit = idleLimit ?? .zero
+            throw CLIFailure(kind: .timedOut, message: "no new backup code for \(limit.seconds) s (\(count) of \(total.map(String.init) ?? "?") scanned): "
+                             + "point the camera at the codes, or give more time with --timeout")
+        case .cancelled:
+            throw Self.cancelled("cancelled")
+        }
+    }
+
+    /// Cancelled by Ctrl-C, Esc or a signal: exit 130, or 128 + the signal that ended the run.
+    static func cancelled(_ message: String) -> CLIFailure {
+        CLIFailure(kind: .cancelled, message: message,
+                   exitOverride: SignalHandling.shared.interruption.map(SignalHandling.exitCode(for:)))
+    }
+
+    /// The CLI's own screen, in the flows' shape: the camera stopped; carry on with it (first,
+    /// focused) or with another camera attached.
+    static func cameraStoppedScreen(scanned: Int, of total: Int?, cameras: [String]) -> Screen {
+        Screen(icon: "video.slash", title: "The camera stopped",
+               subtitle: "\(scanned) of \(total.map(String.init) ?? "?") codes scanned; they are kept. Reconnect the camera and carry on, or pick another.",
+               content: .pickList(cameras.enumerated().map { index, camera in
+                   PickItem(id: camera, title: index == 0 ? "Carry on with \(camera)" : "Switch to \(camera)")
+               }))
     }
 
     private func codeSource(for uri: DeviceURI, clock: any Clock<Duration>) async throws(CLIFailure) -> any CodeSource {
@@ -207,78 +248,22 @@ struct ImportCommand: Sendable {
             throw CLIFailure(kind: .usage, message: "HWPROBE_DECODER: \(error.description)")
         }
     }
-
-    /// The file's text; exactly one trailing newline is not part of the password.
-    static func readPassword(from path: String) throws(CLIFailure) -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIFailure(kind: .usage, message: "cannot read the password file \(path)")
-        }
-        var text = String(decoding: data, as: UTF8.self)
-        if text.hasSuffix("\r\n") { text.removeLast(2) } else if text.hasSuffix("\n") { text.removeLast() }
-        return text
-    }
 }
 
-/// What `import` asks a person, from the terminal unless a test answers instead.
+/// What `import` needs to know about the person's surroundings, from the machine unless a test
+/// answers instead.
 struct ImportQuestions: Sendable {
+    /// Whether a person is at the keyboard (stdin is a terminal).
     var isInteractive: @Sendable () -> Bool = { isatty(STDIN_FILENO) == 1 }
-    /// The password, typed without echo; nil when input ended.
-    var password: @Sendable (String) -> String? = { PasswordPrompt.read($0) }
-    /// After the camera stopped early: a camera URI to carry on with (empty: the same one
-    /// again), "q" or nil to stop.
-    var nextCamera: @Sendable (String) -> String? = { prompt in
-        FileHandle.standardError.write(Data(prompt.utf8))
-        return readLine(strippingNewline: true)
-    }
+    /// Cameras a person can switch to when the camera stops: the V4L2 cameras attached.
+    var otherCameras: @Sendable () -> [String] = { ((try? V4L2Probe().probe())?.cameras ?? []).map(\.uri) }
 }
 
-/// Asks for a password on the terminal without echoing it.
-enum PasswordPrompt {
-    static func read(_ prompt: String) -> String? {
-        FileHandle.standardError.write(Data(prompt.utf8))
-        var saved = termios()
-        let isTerminal = tcgetattr(STDIN_FILENO, &saved) == 0
-        if isTerminal {
-            var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
+extension Array where Element == UInt8 {
+    /// Zeros the bytes where they are (explicit_bzero: the compiler may not drop it).
+    mutating func overwriteWithZerosInPlace() {
+        withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
         }
-        defer {
-            if isTerminal { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
-            FileHandle.standardError.write(Data("\n".utf8))
-        }
-        return readLine(strippingNewline: true)
-    }
-}
-
-/// Writes a file so that it either appears whole, with mode 0600, or not at all.
-enum AtomicFile {
-    struct Failure: Error, CustomStringConvertible { var description: String }
-
-    static func write(_ bytes: [UInt8], to path: String, replacing: Bool) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        let temporary = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Failure(description: String(cString: strerror(errno))) }
-        var ok = false
-        defer {
-            close(fd)
-            if !ok { unlink(temporary) }
-        }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in raw.baseAddress.map { Glibc.write(fd, $0 + offset, raw.count - offset) } ?? 0 }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(description: String(cString: strerror(errno)))
-            }
-            offset += n
-        }
-        guard fsync(fd) == 0 else { throw Failure(description: String(cString: strerror(errno))) }
-        if !replacing && FileManager.default.fileExists(atPath: path) {
-            throw Failure(description: "\(path) appeared meanwhile; nothing was replaced")
-        }
-        guard rename(temporary, path) == 0 else { throw Failure(description: String(cString: strerror(errno))) }
-        ok = true
     }
 }

@@ -1,14 +1,18 @@
-import Dispatch
 import Flows
 import Foundation
 import HAL
 
 /// `hwprobe scan`: the body-scan flow against a mirror, drawn in the terminal or reported as the
 /// contract's JSON object. The engine is the same one the demo runs, on a real or simulated transport.
+///
+/// At a terminal the person answers with keys (pick a mirror, Confirm or Re-align), and the end
+/// screens act: Try Again runs the flow again, Done exits. With `--yes` the flow answers itself.
 struct ScanCommand: Sendable {
     var console: Console
     var registry: DriverRegistry
     var transports: TransportFactory
+    /// For tests: the keys a person presses on each screen, instead of a terminal's.
+    var person: (@Sendable (Screen) -> [Key])?
 
     struct Report: Encodable {
         struct Result: Encodable {
@@ -28,15 +32,15 @@ struct ScanCommand: Sendable {
         var failure: Failure?
     }
 
+    private enum EndChoice: Sendable { case retry, done, cancel }
+
     func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         guard let text = invocation.value("--hci") else { throw CLIFailure(kind: .usage, message: "--hci is required") }
         let uri: DeviceURI
         do { uri = try DeviceURI(parsing: text) } catch { throw CLIFailure(kind: .usage, message: error.description) }
-        var configuration = BodyScanConfiguration()
+        var configuration = BodyScanConfiguration(recognizingMirrorsWith: registry)
         configuration.autoAnswer = invocation.has("--yes")
         configuration.motion = MotionSettings(reduceMotion: invocation.has("--reduce-motion"))
-        let registry = registry
-        configuration.isMirror = { registry.claim(.advertisement($0.advertisement))?.descriptor.kind == .mirror }
         if let height = invocation.value("--height-cm") {
             guard let cm = Int(height), (50...272).contains(cm) else {
                 throw CLIFailure(kind: .usage, message: "--height-cm must be a whole number of centimetres from 50 to 272")
@@ -44,39 +48,65 @@ struct ScanCommand: Sendable {
             configuration.heightMillimetres = UInt16(cm * 10)
         }
         if let address = invocation.value("--mirror") {
-            guard let parsed = BLEAddress(string: address) else {
-                throw CLIFailure(kind: .usage, message: "--mirror must be an address like AA:BB:CC:DD:EE:FF")
+            guard let parsed = BLEAddressFilter(string: address) else {
+                throw CLIFailure(kind: .usage, message: "--mirror must be an address like AA:BB:CC:DD:EE:FF (optionally /public or /random)")
             }
             configuration.mirrorAddress = parsed
         }
         let interactive = !configuration.autoAnswer
-        if interactive && isatty(STDIN_FILENO) != 1 {
+        if interactive && isatty(STDIN_FILENO) != 1 && person == nil {
             throw CLIFailure(kind: .usage, message: "scan asks questions: run it in a terminal, or pass --yes to answer them itself")
         }
+        let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
         let (transport, closeTransport) = try await transports.scaleTransport(for: uri, snoopPath: invocation.value("--btsnoop"))
         let flow = BodyScanFlow(transport: transport, clock: transports.clock(for: uri), configuration: configuration)
-        let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
+        let terminal = person == nil ? TerminalSession.forProcess(console: console, wantsKeys: interactive) : nil
         let presenter = FlowPresenter(console: console, sink: sink, noColorFlag: invocation.has("--no-color"),
-                                      verbose: invocation.has("--verbose"), json: invocation.wantsJSON)
+                                      verbose: invocation.has("--verbose"), json: invocation.wantsJSON,
+                                      interactive: interactive, terminal: terminal, person: person)
+        let ending = AsyncStream.makeStream(of: EndChoice.self)
+        presenter.setControls(.init(choose: { id in
+            switch id {
+            case BodyScanFlow.confirmActionID: flow.confirmAlignment()
+            case BodyScanFlow.realignActionID: flow.realign()
+            case BodyScanFlow.retryActionID: ending.continuation.yield(.retry)
+            case BodyScanFlow.doneActionID: ending.continuation.yield(.done)
+            default:
+                if let address = BLEAddress(string: id) { flow.pick(mirror: address) }
+            }
+        }))
+        let interrupt = SignalHandling.shared.onInterrupt {
+            flow.cancel()
+            ending.continuation.yield(.cancel)
+        }
+        presenter.start()
         let presenting = Task { await presenter.present(flow.outputs) }
-        let interrupt = CancelOnInterrupt { flow.cancel() }
-        let answers = interactive ? TerminalAnswers.start(for: flow, presenter: presenter) : nil
-        let outcome = await flow.run()
+        var choices = ending.stream.makeAsyncIterator()
+        var outcome = await flow.run()
+        var leftAtTheEnd = false
+        // At a terminal the end screen waits for the person: Try Again or Done.
+        while interactive, outcome.kind != .cancelled, SignalHandling.shared.interruption == nil {
+            let choice = await choices.next() ?? .cancel
+            if choice == .retry {
+                outcome = await flow.run()
+                continue
+            }
+            leftAtTheEnd = choice == .cancel
+            break
+        }
         flow.close()
         await presenting.value
         await presenter.finish()
-        interrupt.stop()
-        answers?.stop()
+        interrupt.end()
         await closeTransport()
 
         if invocation.wantsJSON {
             console.out(JSON.encode(Self.report(outcome)))
         }
-        switch outcome.kind {
-        case .complete: return 0
-        case .failed: return 1
-        case .cancelled: return 130
+        if outcome.kind == .cancelled || leftAtTheEnd {
+            return SignalHandling.shared.interruption.map(SignalHandling.exitCode(for:)) ?? 130
         }
+        return outcome.kind == .complete ? 0 : 1
     }
 
     static func report(_ outcome: BodyScanOutcome) -> Report {
@@ -86,52 +116,4 @@ struct ScanCommand: Sendable {
                },
                failure: outcome.failure.map { .init(reason: $0.reason.rawValue, code: $0.code, message: "\($0.message) \($0.tip)") })
     }
-}
-
-/// Ctrl-C cancels the flow (which then writes abort to a connected mirror) instead of killing it.
-final class CancelOnInterrupt {
-    private let source: any DispatchSourceSignal
-
-    init(_ cancel: @escaping @Sendable () -> Void) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler(handler: cancel)
-        source.resume()
-    }
-
-    func stop() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
-    }
-}
-
-/// Reads the person's answers from the terminal: a number picks a mirror (1 is the first listed), Enter confirms the
-/// alignment, `r` lines it up again, `q` cancels.
-final class TerminalAnswers {
-    private let reader: Thread
-
-    private init(reader: Thread) { self.reader = reader }
-
-    static func start(for flow: BodyScanFlow, presenter: FlowPresenter) -> TerminalAnswers {
-        let thread = Thread {
-            while let line = readLine() {
-                let answer = line.trimmingCharacters(in: .whitespaces).lowercased()
-                if answer == "q" { flow.cancel(); continue }
-                switch flow.state {
-                case .confirmAlignment:
-                    if answer == "r" { flow.realign() } else { flow.confirmAlignment() }
-                case .selectMirror:
-                    guard case .pickList(let items)? = presenter.lastScreen?.content, let number = Int(answer),
-                          items.indices.contains(number - 1), let address = BLEAddress(string: items[number - 1].id) else { continue }
-                    flow.pick(mirror: address)
-                default:
-                    break
-                }
-            }
-        }
-        thread.start()
-        return TerminalAnswers(reader: thread)
-    }
-
-    func stop() { reader.cancel() }
 }

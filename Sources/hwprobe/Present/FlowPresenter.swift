@@ -1,28 +1,113 @@
 import Flows
+import Glibc
 import HAL
+import LinuxIO
 import Synchronization
 
-/// Shows what a flow publishes: screens through the terminal renderer, cues on a haptic sink
-/// (in order, without holding up the screens), announcements on stderr when verbose. With
-/// `--json` nothing reaches stdout: screens go to stderr as one line each.
-final class FlowPresenter: Sendable {
+/// Shows what flows publish and, at a terminal, takes the person's keys.
+///
+/// Screens go to one of two displays: on a terminal, the whole alternate screen is painted (the
+/// frame, a log area for lines of the CLI's own and diagnostics, the key hints); anywhere else one
+/// plain line per change (stderr under `--json`, so stdout keeps its one object). Cues play on a
+/// haptic sink in order without holding up the screens; announcements are spoken on stderr with
+/// `-v`. When the terminal is given back, the log lines and the last screen are printed once, so
+/// what happened stays in the person's scrollback.
+///
+/// Keys (hwprobe-cli.md, "Interactive use"): Left/Right and Tab/Shift-Tab move between a screen's
+/// actions, Up/Down in a list, digits pick from a list, Enter takes the focused action, Esc or `q`
+/// leaves the way Ctrl-C does (unless the command gives Esc a meaning of its own on that screen,
+/// such as going back to the password field while decrypting). A focused password field takes the
+/// typed characters itself; they are kept as bytes here, wiped after each submit, and never drawn.
+final class FlowPresenter: Sendable, DiagnosticSink {
     private let console: Console
-    private let renderer: Locked<TerminalRenderer>
     private let cues: AsyncStream<HapticCue>.Continuation
     private let player: Task<Void, Never>
     private let verbose: Bool
-    private let quiet: Bool
     private let logCues: Bool
+    /// Someone is there to press keys: actions are drawn with a focus and key hints.
+    let interactive: Bool
+    private let terminal: TerminalSession?
+    private let display: Display
+    /// For tests: the keys a scripted person presses when each screen appears.
+    private let person: (@Sendable (Screen) -> [Key])?
 
-    /// `logCues` prints each cue between the screens (the `log:` sink's words), so the demo
-    /// shows its haptics without a pad and without breaking the in-place redraw.
-    init(console: Console, sink: (any HapticSink)?, noColorFlag: Bool, verbose: Bool, json: Bool, logCues: Bool = false) {
+    private enum Display {
+        /// The alternate screen of a terminal.
+        case screen
+        /// One line per change on stdout, or on stderr under `--json`.
+        case lines(toStandardError: Bool)
+    }
+
+    /// What the command does with the person's choices.
+    struct Controls: Sendable {
+        /// Enter on an action, or a pick from a list: the action's or the item's id.
+        var choose: @Sendable (String) -> Void = { _ in }
+        /// Enter in a password field: the typed bytes (the presenter wipes its own copy).
+        var submitPassword: @Sendable ([UInt8]) -> Void = { _ in }
+        /// When Esc means something other than leaving on `screen`, the words for the key hint
+        /// (e.g. "back to the password"); nil lets Esc leave.
+        var backLabel: @Sendable (Screen) -> String? = { _ in nil }
+        /// Esc where `backLabel` gave words.
+        var back: @Sendable () -> Void = {}
+        /// Esc, `q`, or Ctrl-D in an empty password field: leave the flow as Ctrl-C does.
+        var leave: @Sendable () -> Void = { SignalHandling.shared.interrupt() }
+    }
+
+    private struct State {
+        var renderer: TerminalRenderer
+        var painter = ScreenPainter()
+        var screen: Screen?
+        var focus = 0
+        /// The password being typed; wiped on submit and whenever the field goes away.
+        var typed: [UInt8] = []
+        var keystrokes = 0
+        var logs: [String] = []
+        var transcript: [LogLine] = []
+        var status: String?
+        var controls = Controls()
+        var started = false
+        var closed = false
+    }
+
+    private let state: Mutex<State>
+
+    /// A line of the log area, and where it goes when the terminal is given back.
+    private struct LogLine: Sendable {
+        var text: String
+        var toStandardError: Bool
+    }
+
+    private var drawsScreen: Bool {
+        if case .screen = display { return true }
+        return false
+    }
+
+    /// The most lines kept for the transcript printed at the end.
+    static let transcriptLimit = 2000
+
+    /// - Parameters:
+    ///   - interactive: a person answers (focus, key hints and actions drawn); otherwise
+    ///     actions are left out, since nobody can press them.
+    ///   - terminal: the terminal to paint and read keys from; nil prints lines.
+    ///   - logCues: each cue is also written as a log line (the `log:` sink's words), so the demo
+    ///     shows its haptics without a pad.
+    ///   - person: for tests, the keys a scripted person presses as each screen appears.
+    init(console: Console, sink: (any HapticSink)?, noColorFlag: Bool, verbose: Bool, json: Bool,
+         logCues: Bool = false, interactive: Bool = false, terminal: TerminalSession? = nil,
+         person: (@Sendable (Screen) -> [Key])? = nil) {
         self.console = console
         self.verbose = verbose
         self.logCues = logCues
-        quiet = json
-        renderer = Locked(TerminalRenderer(console: console, noColorFlag: noColorFlag))
-        let (stream, continuation) = AsyncStream.makeStream(of: HapticCue.self, bufferingPolicy: .unbounded)
+        self.interactive = interactive || person != nil
+        self.person = person
+        let drawn = !json && terminal?.drawsScreen == true
+        self.terminal = drawn || interactive ? terminal : nil
+        display = drawn ? .screen : .lines(toStandardError: json)
+        var renderer = TerminalRenderer(console: console, noColorFlag: noColorFlag)
+        if drawn, let size = terminal?.size { renderer.width = max(TerminalRenderer.minimumWidth, size.columns) }
+        if !drawn { renderer.isTerminal = false }
+        state = Mutex(State(renderer: renderer))
+        let (stream, continuation) = AsyncStream.makeStream(of: HapticCue.self, bufferingPolicy: .bufferingNewest(64))
         cues = continuation
         let reported = Locked(false)
         player = Task {
@@ -40,7 +125,7 @@ final class FlowPresenter: Sendable {
                     do { try await sink.play(cue) } catch {
                         // A vanished pad is reported once; the flow goes on without haptics.
                         if reported.withLock({ let first = !$0; $0 = true; return first }) {
-                            console.err("hwprobe: \(error)\n")
+                            console.diagnostic("hwprobe: \(error)")
                         }
                     }
                 }
@@ -50,43 +135,308 @@ final class FlowPresenter: Sendable {
         }
     }
 
+    /// What the command does with Enter, Esc and typed passwords from now on.
+    func setControls(_ controls: Controls) {
+        state.withLock { $0.controls = controls }
+    }
+
+    /// Takes the terminal (if there is one) before the first screen. Called by `present`/`show`
+    /// on first use; call it earlier to own the terminal from the start.
+    func start() {
+        let first = state.withLock { s -> Bool in
+            defer { s.started = true }
+            return !s.started && !s.closed
+        }
+        guard first, let terminal else { return }
+        if case .screen = display {
+            console.takeOver(self)
+            terminal.setRepaint { [weak self] in self?.repaint(full: true) }
+        }
+        if interactive { terminal.setKeyHandler { [weak self] key in self?.handle(key) } }
+        terminal.begin()
+        repaint(full: true)
+    }
+
     /// Presents everything `outputs` publishes until it ends or the task is cancelled.
     func present(_ outputs: AsyncStream<FlowOutput>) async {
         for await output in outputs { show(output) }
     }
 
     /// The screen shown last, for answering questions about it.
-    var lastScreen: Screen? { shown.withLock { $0 } }
-    private let shown = Locked<Screen?>(nil)
+    var lastScreen: Screen? { state.withLock { $0.screen } }
 
     func show(_ output: FlowOutput) {
+        start()
         switch output {
         case .screen(let screen):
-            shown.withLock { $0 = screen }
-            if quiet {
-                let line = renderer.withLock { $0.summary(for: screen) }
-                console.err(line + "\n")
-            } else {
-                let bytes = renderer.withLock { $0.update(screen) }
-                console.out(bytes)
+            let line = state.withLock { s -> String? in
+                let sameChoices = s.screen.map { Self.choiceIDs($0.content) == Self.choiceIDs(screen.content) } ?? false
+                if !sameChoices { s.focus = 0 }
+                if !Self.acceptsPassword(screen), !s.typed.isEmpty { Self.wipe(&s.typed) }
+                if Self.choiceIDs(s.screen?.content ?? .none) != Self.choiceIDs(screen.content) || !Self.acceptsPassword(screen) {
+                    s.keystrokes = 0
+                }
+                s.screen = screen
+                guard case .lines = display else { return nil }
+                return s.renderer.line(for: displayed(screen, in: s))
             }
+            if let line { emitLine(line) } else { repaint() }
+            for key in person?(screen) ?? [] { press(key) }
         case .cue(let cue):
             if logCues { note("  ♪ " + describeCue(cue)) }
             cues.yield(cue)
         case .announcement(let announcement):
-            if verbose { console.err("» \(announcement.text)\n") }
+            if verbose { console.diagnostic("» \(announcement.text)") }
+        case .event:
+            break
         }
     }
 
-    /// A line of the CLI's own between screens: the next screen starts below it.
+    /// A line of the CLI's own between screens: in the log area on a terminal, else on its own line.
     func note(_ text: String) {
-        renderer.withLock { $0.detach() }
-        (quiet ? console.err : console.out)(text + "\n")
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            log(String(line), toStandardError: false)
+        }
     }
 
-    /// Waits for queued cues to finish playing.
+    // MARK: DiagnosticSink (while the screen is ours)
+
+    func diagnostic(_ line: String) { log(line, toStandardError: true) }
+
+    func status(_ line: String?) {
+        let changed = state.withLock { s -> Bool in
+            defer { s.status = line }
+            return s.status != line
+        }
+        if changed { repaint() }
+    }
+
+    /// Waits for queued cues to finish playing, then gives the terminal back and prints the log
+    /// lines and the last screen as they stood (without actions nobody can press any more).
     func finish() async {
         cues.finish()
         await player.value
+        close()
+    }
+
+    /// Gives the terminal back (idempotent); see ``finish()``.
+    func close() {
+        let drawn = drawsScreen
+        let ending = state.withLock { s -> (transcript: [LogLine], last: [String])? in
+            guard !s.closed else { return nil }
+            s.closed = true
+            Self.wipe(&s.typed)
+            guard drawn, s.started else { return ([], []) }
+            var last: [String] = []
+            if var plain = s.screen {
+                switch plain.content {
+                case .actions, .passwordField: plain.content = .none
+                default: break
+                }
+                last = s.renderer.frame(for: plain)
+            }
+            return (s.transcript, last)
+        }
+        guard let ending else { return }
+        terminal?.setKeyHandler(nil)
+        terminal?.setRepaint(nil)
+        terminal?.end()
+        guard drawn else { return }
+        console.release()
+        for line in ending.transcript {
+            if line.toStandardError { console.err(line.text + "\n") } else { console.out(line.text + "\n") }
+        }
+        if !ending.last.isEmpty { console.out(ending.last.joined(separator: "\n") + "\n\n") }
+    }
+
+    // MARK: Keys
+
+    /// A key, as if pressed at the terminal.
+    func press(_ key: Key) { handle(key) }
+
+    private func handle(_ key: Key) {
+        enum Deed {
+            case none, repaint, choose(String), submit([UInt8]), back, leave
+        }
+        let (deed, controls) = state.withLock { s -> (Deed, Controls) in
+            guard let screen = s.screen else { return (.none, s.controls) }
+            if Self.acceptsPassword(screen) {
+                switch key {
+                case .character(let character):
+                    s.typed += Array(String(character).utf8)
+                    s.keystrokes += 1
+                    return (.repaint, s.controls)
+                case .backspace:
+                    // Back over one whole character: its UTF-8 continuation bytes, then its lead byte.
+                    while let last = s.typed.last, last & 0xC0 == 0x80 { s.typed.removeLast() }
+                    if !s.typed.isEmpty { s.typed.removeLast() }
+                    s.keystrokes += 1
+                    return (.repaint, s.controls)
+                case .eraseLine:
+                    Self.wipe(&s.typed)
+                    s.keystrokes += 1
+                    return (.repaint, s.controls)
+                case .enter:
+                    let password = s.typed
+                    Self.wipe(&s.typed)
+                    s.keystrokes = 0
+                    return (.submit(password), s.controls)
+                case .escape, .interrupt:
+                    return (.leave, s.controls)
+                case .endOfInput:
+                    return (s.typed.isEmpty ? .leave : .none, s.controls)
+                case .redraw:
+                    return (.repaint, s.controls)
+                default:
+                    return (.none, s.controls)
+                }
+            }
+            let choices = Self.choiceIDs(screen.content)
+            switch key {
+            case .left, .backTab, .up:
+                guard !choices.isEmpty else { return (.none, s.controls) }
+                if case .pickList = screen.content, key != .up { return (.none, s.controls) }
+                if case .actions = screen.content, key == .up { return (.none, s.controls) }
+                s.focus = max(0, s.focus - 1)
+                return (.repaint, s.controls)
+            case .right, .tab, .down:
+                guard !choices.isEmpty else { return (.none, s.controls) }
+                if case .pickList = screen.content, key == .right || key == .tab { return (.none, s.controls) }
+                if case .actions = screen.content, key == .down { return (.none, s.controls) }
+                s.focus = min(choices.count - 1, s.focus + 1)
+                return (.repaint, s.controls)
+            case .character(let character) where character.isNumber && character != "0":
+                guard case .pickList = screen.content, let digit = character.wholeNumberValue, choices.indices.contains(digit - 1)
+                else { return (.none, s.controls) }
+                s.focus = digit - 1
+                return (.choose(choices[digit - 1]), s.controls)
+            case .enter:
+                guard choices.indices.contains(s.focus) else { return (.none, s.controls) }
+                return (.choose(choices[s.focus]), s.controls)
+            case .escape, .character("q"), .character("Q"), .interrupt:
+                return (s.controls.backLabel(screen) != nil && key == .escape ? .back : .leave, s.controls)
+            case .redraw:
+                s.painter.invalidate()
+                return (.repaint, s.controls)
+            default:
+                return (.none, s.controls)
+            }
+        }
+        switch deed {
+        case .none: break
+        case .repaint: repaint()
+        case .choose(let id): controls.choose(id)
+        case .submit(var password):
+            controls.submitPassword(password)
+            Self.wipe(&password)
+            repaint()
+        case .back: controls.back()
+        case .leave: controls.leave()
+        }
+    }
+
+    // MARK: Drawing
+
+    private func log(_ text: String, toStandardError: Bool) {
+        let drawn = drawsScreen
+        let line: String? = state.withLock { s in
+            guard drawn, s.started, !s.closed else {
+                s.renderer.detach()
+                return text
+            }
+            s.logs.append(text)
+            if s.logs.count > ScreenPainter.logRows { s.logs.removeFirst(s.logs.count - ScreenPainter.logRows) }
+            s.transcript.append(LogLine(text: text, toStandardError: toStandardError))
+            if s.transcript.count > Self.transcriptLimit { s.transcript.removeFirst() }
+            return nil
+        }
+        if let line {
+            if toStandardError { console.err(line + "\n") } else if case .lines(true) = display { console.err(line + "\n") } else {
+                console.out(line + "\n")
+            }
+        } else {
+            repaint()
+        }
+    }
+
+    private func emitLine(_ line: String) {
+        guard !line.isEmpty else { return }
+        if case .lines(true) = display { console.err(line) } else { console.out(line) }
+    }
+
+    /// Paints the screen as it stands: only rows that changed, or everything when `full`.
+    private func repaint(full: Bool = false) {
+        guard case .screen = display, let terminal else { return }
+        let size = terminal.size
+        let bytes = state.withLock { s -> String in
+            guard s.started, !s.closed else { return "" }
+            if full { s.painter.invalidate() }
+            s.renderer.width = max(TerminalRenderer.minimumWidth, size.columns)
+            var frame: [String] = []
+            var hints: String?
+            if let screen = s.screen {
+                let shown = displayed(screen, in: s)
+                let typing = Self.acceptsPassword(shown) && interactive ? PasswordTyping(isEmpty: s.typed.isEmpty, keystrokes: s.keystrokes) : nil
+                frame = s.renderer.frame(for: shown, focus: interactive && !Self.choiceIDs(shown.content).isEmpty ? s.focus : nil, typing: typing)
+                hints = interactive ? keyHints(for: shown, focus: s.focus, controls: s.controls) : nil
+            }
+            let renderer = s.renderer
+            let quiet = { (text: String) in renderer.quietLine(TextLayout.truncate(text, width: renderer.width)) }
+            let rows = ScreenPainter.layout(frame: frame, logs: s.logs.map(quiet), status: s.status.map(quiet),
+                                            hints: hints.map { renderer.quietLine(renderer.centred(TextLayout.truncate($0, width: renderer.width))) },
+                                            size: size)
+            return s.painter.paint(rows, size: size)
+        }
+        if !bytes.isEmpty { console.out(bytes) }
+    }
+
+    /// The screen as drawn here: without actions when nobody can press them.
+    private func displayed(_ screen: Screen, in s: State) -> Screen {
+        guard !interactive, case .actions = screen.content else { return screen }
+        var shown = screen
+        shown.content = .none
+        return shown
+    }
+
+    /// The key hint line: which keys do what on this screen.
+    private func keyHints(for screen: Screen, focus: Int, controls: Controls) -> String {
+        let back = controls.backLabel(screen)
+        let escape = back.map { "Esc \($0)" } ?? "Esc quit"
+        switch screen.content {
+        case .actions(let actions) where actions.count > 1:
+            let focused = actions.indices.contains(focus) ? actions[focus].title : actions[0].title
+            return "←/→ move · Enter \(focused) · \(escape)"
+        case .actions(let actions):
+            return "Enter \(actions.first?.title ?? "") · \(escape)"
+        case .pickList(let items) where !items.isEmpty:
+            let digits = items.count == 1 ? "1" : "1–\(min(9, items.count))"
+            return "↑/↓ move · \(digits) pick · Enter choose · \(escape)"
+        case .passwordField(let field) where field.status != .disabled:
+            return "type the password · Enter open · Esc cancel"
+        default:
+            return back == nil ? "Esc or q quit" : "\(escape) · Ctrl-C quit"
+        }
+    }
+
+    private static func acceptsPassword(_ screen: Screen) -> Bool {
+        if case .passwordField(let field) = screen.content { return field.status != .disabled && field.focused }
+        return false
+    }
+
+    /// The ids a person can choose from on this content, in order.
+    private static func choiceIDs(_ content: ScreenContent) -> [String] {
+        switch content {
+        case .actions(let actions): actions.map(\.id)
+        case .pickList(let items): items.map(\.id)
+        default: []
+        }
+    }
+
+    private static func wipe(_ bytes: inout [UInt8]) {
+        // explicit_bzero: a plain loop of zeros before removeAll is a dead store the optimiser may drop.
+        bytes.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
+        }
+        bytes.removeAll()
     }
 }

@@ -22,8 +22,6 @@ struct TerminalRenderer: Sendable {
     /// of the 256-colour palette every modern terminal knows.
     var trueColor = true
 
-    /// The lines of the frame currently on screen (terminal mode), to know how far to move up.
-    private(set) var drawnFrame: [String] = []
     /// The last line printed (line mode), so an unchanged screen prints nothing.
     private(set) var lastSummary: String?
 
@@ -75,41 +73,24 @@ struct TerminalRenderer: Sendable {
 
     // MARK: Output
 
-    /// The bytes to write for `screen`. Terminal: cursor up over the previous frame, each line
-    /// cleared and redrawn, leftover lines of a taller previous frame cleared, cursor left on the
-    /// line after the frame. Elsewhere: one line, or nothing if it would repeat the last one.
-    mutating func update(_ screen: Screen) -> String {
-        guard isTerminal else {
-            let line = summary(for: screen)
-            if line == lastSummary { return "" }
-            lastSummary = line
-            return line + "\n"
-        }
-        let lines = frame(for: screen)
-        if lines == drawnFrame { return "" }
-        var output = drawnFrame.isEmpty ? "" : ANSI.cursorUp(drawnFrame.count)
-        output += "\r"
-        for line in lines {
-            output += ANSI.clearLine + line + "\n"
-        }
-        let leftover = drawnFrame.count - lines.count
-        if leftover > 0 {
-            output += String(repeating: ANSI.clearLine + "\n", count: leftover) + ANSI.cursorUp(leftover)
-        }
-        drawnFrame = lines
-        return output
+    /// Line mode (a pipe, a file, CI): one line per change, or nothing if it would repeat the last.
+    mutating func line(for screen: Screen) -> String {
+        let line = summary(for: screen)
+        if line == lastSummary { return "" }
+        lastSummary = line
+        return line + "\n"
     }
 
-    /// Forget the frame on screen, e.g. after something else was printed under it, so the next
-    /// update starts a fresh frame instead of drawing over that output.
+    /// Something else was printed: the next screen is printed even if it repeats the last one.
     mutating func detach() {
-        drawnFrame = []
         lastSummary = nil
     }
 
-    /// The line-mode form of a screen: the title, then whatever changes on it, separated by dashes.
+    /// The line-mode form of a screen: the title, the subtitle, then whatever changes on it,
+    /// separated by dashes — the same facts the drawn screen shows (a result's weight and body fat
+    /// are in its subtitle, a failure's reason in its subtitle and footer).
     func summary(for screen: Screen) -> String {
-        var parts = [screen.title]
+        var parts = [screen.title, screen.subtitle ?? ""]
         switch screen.content {
         case .none, .spinner, .passwordField:
             break
@@ -133,7 +114,11 @@ struct TerminalRenderer: Sendable {
 
     /// The frame's lines, styled unless `noColor`: glyph, title, subtitle, content, footer, each
     /// centred, with empty lines between the blocks. No line is wider than `width` columns.
-    func frame(for screen: Screen) -> [String] {
+    ///
+    /// `focus` marks the focused action or list row (the first is focused when a screen appears);
+    /// `typing` draws a password field as a person types into it: that input is arriving, never
+    /// how much of it there is.
+    func frame(for screen: Screen, focus: Int? = nil, typing: PasswordTyping? = nil) -> [String] {
         var blocks: [[StyledLine]] = []
         blocks.append([centered([Span(IconGlyphs.glyph(for: screen.icon), color: Theme.accent, bold: true)])])
 
@@ -142,7 +127,7 @@ struct TerminalRenderer: Sendable {
             heading += wrapped(subtitle, color: Theme.secondaryText)
         }
         blocks.append(heading)
-        blocks.append(content(screen.content))
+        blocks.append(content(screen.content, focus: focus, typing: typing))
         if let footer = screen.footer {
             blocks.append(wrapped(footer.text, color: Theme.color(for: footer.tone), bold: footer.tone == .error))
         }
@@ -155,7 +140,7 @@ struct TerminalRenderer: Sendable {
         return lines.map { $0.rendered(color: !noColor, trueColor: trueColor) }
     }
 
-    private func content(_ content: ScreenContent) -> [StyledLine] {
+    private func content(_ content: ScreenContent, focus: Int?, typing: PasswordTyping?) -> [StyledLine] {
         switch content {
         case .none:
             return []
@@ -166,11 +151,11 @@ struct TerminalRenderer: Sendable {
         case .countdown(let number):
             return [centered([Span(String(number), color: Theme.accent, bold: true)])]
         case .pickList(let items):
-            return pickList(items)
+            return pickList(items, focus: focus)
         case .actions(let actions):
-            return actionRows(actions)
+            return actionRows(actions, focus: focus)
         case .passwordField(let field):
-            return [centered(passwordField(field))]
+            return [centered(passwordField(field, typing: typing))]
         case .tileGrid(let grid):
             return tileGrid(grid)
         }
@@ -190,10 +175,11 @@ struct TerminalRenderer: Sendable {
     }
 
     /// Numbered rows, detail right-aligned, centred as one block; titles too long are shortened.
-    private func pickList(_ items: [PickItem]) -> [StyledLine] {
+    private func pickList(_ items: [PickItem], focus: Int?) -> [StyledLine] {
         guard !items.isEmpty else { return wrapped("Nothing to pick yet", color: Theme.secondaryText) }
+        // With a focus, every row gets a two-cell gutter and the focused one a pointer in it.
         let rows = items.enumerated().map { offset, item in
-            (number: "\(offset + 1)  ", title: item.title, detail: item.detail ?? "")
+            (number: (focus == nil ? "" : offset == focus ? "▸ " : "  ") + "\(offset + 1)  ", title: item.title, detail: item.detail ?? "")
         }
         let natural = rows.map {
             TextLayout.displayWidth($0.number + $0.title) + ($0.detail.isEmpty ? 0 : 2 + TextLayout.displayWidth($0.detail))
@@ -209,7 +195,8 @@ struct TerminalRenderer: Sendable {
             }
             let title = TextLayout.truncate(row.title, width: max(0, room))
             let gap = blockWidth - row.number.count - TextLayout.displayWidth(title) - TextLayout.displayWidth(detail)
-            var spans = [Span(margin), Span(row.number, color: Theme.accent, bold: true), Span(title, color: Theme.primaryText)]
+            var spans = [Span(margin), Span(row.number, color: Theme.accent, bold: true),
+                         Span(title, color: Theme.primaryText, reverse: row.number.hasPrefix("▸"))]
             if !detail.isEmpty {
                 spans += [Span(String(repeating: " ", count: max(2, gap))), Span(detail, color: Theme.secondaryText)]
             }
@@ -218,18 +205,21 @@ struct TerminalRenderer: Sendable {
     }
 
     /// `[ Confirm ]  [ Re-align ]` with the primary action in the accent colour, packed onto as
-    /// many rows as the width needs.
-    private func actionRows(_ actions: [ScreenAction]) -> [StyledLine] {
+    /// many rows as the width needs. The focused one reads `[▸Confirm◂]` (and is drawn in
+    /// reverse), the same width, so moving the focus moves nothing else.
+    private func actionRows(_ actions: [ScreenAction], focus: Int?) -> [StyledLine] {
         var rows: [[Span]] = []
         var current: [Span] = []
         var currentWidth = 0
-        for action in actions {
-            let label = "[ " + TextLayout.truncate(action.title, width: width - 4) + " ]"
+        for (index, action) in actions.enumerated() {
+            let focused = index == focus
+            let title = TextLayout.truncate(action.title, width: width - 4)
+            let label = focused ? "[▸" + title + "◂]" : "[ " + title + " ]"
             let labelWidth = TextLayout.displayWidth(label)
             let span: Span = switch action.role {
-            case .primary: Span(label, color: Theme.accent, bold: true)
-            case .secondary: Span(label, color: Theme.primaryText)
-            case .destructive: Span(label, color: Theme.error)
+            case .primary: Span(label, color: Theme.accent, bold: true, reverse: focused)
+            case .secondary: Span(label, color: Theme.primaryText, reverse: focused)
+            case .destructive: Span(label, color: Theme.error, reverse: focused)
             }
             if currentWidth > 0, currentWidth + 2 + labelWidth <= width {
                 current += [Span("  "), span]
@@ -244,13 +234,21 @@ struct TerminalRenderer: Sendable {
         return rows.map(centered)
     }
 
-    /// `[ ••••▌        ]`, the brackets in the status colour: accent when focused, error on a
-    /// failed attempt, muted when disabled.
-    private func passwordField(_ field: PasswordField) -> [Span] {
+    /// `[ ▌          ]` while empty, `[ •••••••• ◓▌ ]` once typing: always the same eight dots (the
+    /// length of a password is nobody's business, nor how many times it was retyped) and a mark
+    /// that turns with every key, so a person sees each key arrive. The brackets take the status
+    /// colour: accent when focused, error on a failed attempt, muted when disabled. Without
+    /// `typing`, the field as the flow describes it (its length in dots, for snapshots).
+    private func passwordField(_ field: PasswordField, typing: PasswordTyping?) -> [Span] {
         let cells = max(4, min(width - 4, 24))
         let caret = field.focused && field.status != .disabled ? "▌" : ""
-        let bullets = String(repeating: "•", count: min(field.maskedLength, cells - caret.count))
-        let padding = String(repeating: " ", count: cells - bullets.count - caret.count)
+        let shown: String = if let typing {
+            typing.isEmpty ? "" : "•••••••• " + PasswordTyping.marks[typing.keystrokes % PasswordTyping.marks.count]
+        } else {
+            String(repeating: "•", count: field.maskedLength)
+        }
+        let bullets = String(shown.prefix(max(0, cells - caret.count)))
+        let padding = String(repeating: " ", count: max(0, cells - bullets.count - caret.count))
         let frameColor: RGB = switch field.status {
         case .error: Theme.error
         case .disabled: Theme.secondaryText
@@ -286,6 +284,16 @@ struct TerminalRenderer: Sendable {
         return lines
     }
 
+    /// A line of the log area, status or key hints: in the secondary colour.
+    func quietLine(_ text: String) -> String {
+        StyledLine([Span(text, color: Theme.secondaryText)]).rendered(color: !noColor, trueColor: trueColor)
+    }
+
+    /// `text` with the margin that centres it.
+    func centred(_ text: String) -> String {
+        String(repeating: " ", count: TextLayout.leftMargin(for: TextLayout.displayWidth(text), width: width)) + text
+    }
+
     private func wrapped(_ text: String, color: RGB, bold: Bool = false) -> [StyledLine] {
         TextLayout.wrap(text, width: width).map { centered([Span($0, color: color, bold: bold)]) }
     }
@@ -302,11 +310,14 @@ extension TerminalRenderer {
         var text: String
         var color: RGB?
         var bold: Bool
+        /// Foreground and background swapped: the focused action or row.
+        var reverse: Bool
 
-        init(_ text: String, color: RGB? = nil, bold: Bool = false) {
+        init(_ text: String, color: RGB? = nil, bold: Bool = false, reverse: Bool = false) {
             self.text = text
             self.color = color
             self.bold = bold
+            self.reverse = reverse
         }
     }
 
@@ -320,11 +331,11 @@ extension TerminalRenderer {
         func rendered(color: Bool, trueColor: Bool = true) -> String {
             var line = ""
             for span in spans where !span.text.isEmpty {
-                guard color, span.color != nil || span.bold else {
+                guard color, span.color != nil || span.bold || span.reverse else {
                     line += span.text
                     continue
                 }
-                line += ANSI.style(color: span.color, bold: span.bold, trueColor: trueColor) + span.text + ANSI.reset
+                line += ANSI.style(color: span.color, bold: span.bold, reverse: span.reverse, trueColor: trueColor) + span.text + ANSI.reset
             }
             var trimmed = Substring(line)
             while trimmed.last == " " { trimmed = trimmed.dropLast() }
@@ -338,11 +349,15 @@ extension TerminalRenderer {
         static let reset = escape + "0m"
         static let clearLine = escape + "2K"
 
-        static func cursorUp(_ lines: Int) -> String { escape + "\(lines)A" }
+        static let clearToEndOfLine = escape + "K"
 
-        static func style(color: RGB?, bold: Bool, trueColor: Bool = true) -> String {
+        /// Moves the cursor to `row`, column 1 (rows count from 1).
+        static func moveTo(row: Int) -> String { escape + "\(row);1H" }
+
+        static func style(color: RGB?, bold: Bool, reverse: Bool = false, trueColor: Bool = true) -> String {
             var codes: [String] = []
             if bold { codes.append("1") }
+            if reverse { codes.append("7") }
             if let color {
                 codes.append(trueColor ? "38;2;\(color.red);\(color.green);\(color.blue)" : "38;5;\(paletteIndex(color))")
             }
@@ -370,4 +385,13 @@ extension TerminalRenderer {
             return result
         }
     }
+}
+
+/// A password field as a person types into it. Only whether anything is typed and how many keys
+/// have arrived (to turn the mark) are known here; the characters stay with the prompt.
+struct PasswordTyping: Hashable, Sendable {
+    var isEmpty: Bool
+    var keystrokes: Int
+
+    static let marks = ["◐", "◓", "◑", "◒"]
 }
