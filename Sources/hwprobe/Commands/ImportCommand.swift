@@ -27,7 +27,7 @@ struct ImportCommand: Sendable {
             throw CLIFailure(kind: .usage, message: "--camera and --out are required")
         }
         let uri: DeviceURI
-        do { uri = try DeviceURI(parsing: cameraText) } catch { throw CLIFailure(kind: .usage, message: error.description) }
+        uri = try DeviceURIArgument.parse(cameraText, option: "--camera")
         let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
         let requestedIdleLimit = try Self.idleLimit(invocation)
         let force = invocation.has("--force")
@@ -194,7 +194,7 @@ struct ImportCommand: Sendable {
     static func idleLimit(_ invocation: Invocation) throws(CLIFailure) -> Duration? {
         guard let text = invocation.value("--timeout") else { return nil }
         guard let value = Double(text), value > 0, value <= 86_400 else {
-            throw CLIFailure(kind: .usage, message: "--timeout must be a number of seconds between 0 and 86400")
+            throw CLIFailure(kind: .usage, message: "--timeout must be a number of seconds more than 0 and at most 86400, e.g. 120")
         }
         return .milliseconds(Int64(value * 1000))
     }
