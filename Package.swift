@@ -58,7 +58,11 @@ let package = Package(
         .executableTarget(
             name: "hwprobe",
             dependencies: ["HAL", "LinuxIO", "Transports", "Capture", "Flows"] + driverTargets.map { .target(name: $0.name) },
-            path: "Sources/hwprobe"),
+            path: "Sources/hwprobe",
+            plugins: [.plugin(name: "GitCommit")]),
+        // Writes the git commit hwprobe was built from into the build directory (hwprobe --version);
+        // BuildTools/, since Plugins/ holds the device drivers.
+        .plugin(name: "GitCommit", capability: .buildTool(), path: "BuildTools/GitCommitPlugin"),
 
         // Runs the flows many times with random faults and checks how each run ends (issue 9).
         .executableTarget(name: "soak", dependencies: ["HAL", "Transports", "Capture", "Flows", "MirrorProfile", "PeerSupport", "MediaSupport"],

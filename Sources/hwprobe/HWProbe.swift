@@ -37,10 +37,11 @@ struct HWProbe: Sendable {
             return ExitCode.usage
         }
         if invocation.wantsHelp {
-            // A bare `hwprobe --help` introduces every command; `hwprobe CMD --help` explains one.
-            let bare = arguments.count == 1
-            let commandHelp = Commands.spec(named: invocation.command)?.helpText ?? ""
-            console.out(bare ? Commands.overview + "\n" + commandHelp : commandHelp)
+            console.out(Self.help(for: invocation.commandGiven ? invocation.command : nil))
+            return ExitCode.success
+        }
+        if invocation.wantsVersion {
+            console.out(Version.line + "\n")
             return ExitCode.success
         }
         do {
@@ -55,6 +56,8 @@ struct HWProbe: Sendable {
     private func dispatch(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         switch invocation.command {
         case "list": return try await list(invocation)
+        case "help": return help(invocation)
+        case "completions": return completions(invocation)
         case "demo": return try await DemoCommand(console: console, registry: registry, speed: demoSpeed).run(invocation)
         case "import":
             return try await ImportCommand(console: console, bench: bench, registry: registry, questions: importQuestions, person: person).run(invocation)
@@ -74,14 +77,12 @@ struct HWProbe: Sendable {
     private func list(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         var uris: [DeviceURI] = []
         for text in invocation.all("--hci") {
-            do { uris.append(try DeviceURI(parsing: text)) } catch {
-                throw CLIFailure(kind: .usage, message: error.description)
-            }
+            uris.append(try DeviceURIArgument.parse(text, option: "--hci"))
         }
         var seconds = 3.0
         if let text = invocation.value("--scan-seconds") {
             guard let value = Double(text), value > 0, value <= 600 else {
-                throw CLIFailure(kind: .usage, message: "--scan-seconds must be a number of seconds between 0 and 600")
+                throw CLIFailure(kind: .usage, message: "--scan-seconds must be a number of seconds more than 0 and at most 600, e.g. 3 or 0.5")
             }
             seconds = value
         }
@@ -89,6 +90,35 @@ struct HWProbe: Sendable {
                                   snoopPath: invocation.value("--btsnoop"))
         let report = await command.report(hciURIs: uris, scanFor: .milliseconds(Int64(seconds * 1000)))
         console.out(invocation.wantsJSON ? JSON.encode(report) : ListTable.render(report))
+        return ExitCode.success
+    }
+}
+
+extension HWProbe {
+    /// `--help` and `hwprobe help [COMMAND]` print the same text: without a command typed, the
+    /// overview followed by `list`'s help (since no command means list); else that command's help.
+    static func help(for command: String?) -> String {
+        guard let command else { return Commands.overview + "\n" + (Commands.spec(named: ArgumentParser.defaultCommand)?.helpText ?? "") }
+        return Commands.spec(named: command)?.helpText ?? Commands.overview
+    }
+
+    /// `hwprobe help [COMMAND] [--man]`. The parser has already checked that COMMAND is one.
+    func help(_ invocation: Invocation) -> Int32 {
+        if invocation.has("--man") {
+            console.out(ManPage.roff())
+        } else {
+            console.out(Self.help(for: invocation.positionals.first))
+        }
+        return ExitCode.success
+    }
+
+    /// `hwprobe completions bash|zsh|fish`. The parser has already checked the shell's name.
+    func completions(_ invocation: Invocation) -> Int32 {
+        switch invocation.positionals.first {
+        case "zsh": console.out(ZshCompletion.script())
+        case "fish": console.out(FishCompletion.script())
+        default: console.out(BashCompletion.script())
+        }
         return ExitCode.success
     }
 }

@@ -260,6 +260,6 @@ import MediaSupport
         let code = await HWProbe(console: captured.console, listSources: .empty)
             .run(["import", "--camera", "sim:", "--password-file", "/dev/null", "--out", "/nonexistent/x", "--timeout", "-3"])
         #expect(code == 2)
-        #expect(captured.stderr.contains("--timeout must be a number of seconds between 0 and 86400"))
+        #expect(captured.stderr.contains("--timeout must be a number of seconds more than 0 and at most 86400"))
     }
 }

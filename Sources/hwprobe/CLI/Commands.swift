@@ -1,57 +1,127 @@
-/// The contract's subcommands (hwprobe-cli.md, "Subcommands").
+import HAL
+
+/// The contract's subcommands (hwprobe-cli.md, "Subcommands" and "Additions"). This table is the
+/// one description of the command line: the parser, `--help`, `hwprobe help`, the shell
+/// completions and the man page are all made from it.
 enum Commands {
     static let json = OptionSpec(name: "--json", help: "print exactly one JSON object on stdout")
-    static let hci = OptionSpec(name: "--hci", valueName: "URI", help: "HCI controller: hci:N, uart:/dev/ttyX?baud=…&rtscts=…, tcp:HOST:PORT or sim:")
-    static let haptics = OptionSpec(name: "--haptics", valueName: "URI", help: "play the flow's cues on a pad (usb:, hidraw:, evdev:) or on log: / bell:")
+    static let hci = OptionSpec(name: "--hci", valueName: "URI", help: "HCI controller: hci:N, uart:/dev/ttyX?baud=…&rtscts=…, tcp:HOST:PORT or sim:",
+                                value: .deviceURI(.hci))
+    static let haptics = OptionSpec(name: "--haptics", valueName: "URI", help: "play the flow's cues on a pad (usb:, hidraw:, evdev:) or on log: / bell:",
+                                    value: .deviceURI(.haptics))
+    static let shells = ["bash", "zsh", "fish"]
 
     static let all: [CommandSpec] = [
         CommandSpec(name: "list", synopsis: "hwprobe [list] [--hci URI]... [--scan-seconds S] [--json]",
                     summary: "List HCI controllers, cameras, haptic devices and serial ports, and scan for BLE peripherals on each --hci.",
-                    options: [OptionSpec(name: "--hci", valueName: "URI", repeatable: true, help: hci.help),
+                    options: [OptionSpec(name: "--hci", valueName: "URI", repeatable: true, help: hci.help, value: hci.value),
                               OptionSpec(name: "--scan-seconds", valueName: "S", help: "how long to scan for peripherals (default 3)"),
-                              json]),
+                              json],
+                    examples: [
+                        Example(line: "hwprobe list", what: "controllers, cameras, pads and serial ports; what cannot be seen is listed under problems"),
+                        Example(line: "hwprobe list --hci sim: --json", what: "plus a BLE scan of the simulated bench with the driver claiming each peripheral, as JSON"),
+                        Example(line: "hwprobe list --hci tcp:127.0.0.1:9101 --scan-seconds 2", what: "scan for two seconds through a virtual controller"),
+                    ]),
         CommandSpec(name: "gatt", synopsis: "hwprobe gatt --hci URI ADDRESS [--json]",
                     summary: "Connect to a peripheral and dump its whole GATT database.",
-                    options: [hci, json], positionals: ["ADDRESS  AA:BB:CC:DD:EE:FF, optionally /public or /random"],
-                    requiredPositionals: 1, required: ["--hci"]),
+                    options: [hci, json],
+                    positionals: [PositionalSpec(name: "ADDRESS", help: "AA:BB:CC:DD:EE:FF, optionally /public or /random")],
+                    requiredPositionals: 1, required: ["--hci"],
+                    examples: [
+                        Example(line: "hwprobe gatt --hci tcp:127.0.0.1:9101 C0:FF:EE:00:4F:2A", what: "the address type is the one the peripheral advertises with"),
+                        Example(line: "hwprobe gatt --hci uart:/dev/ttyACM0 C0:FF:EE:00:4F:2A/random --json --btsnoop /tmp/gatt.btsnoop",
+                                what: "through a Zephyr hci_uart board, as JSON, with the HCI traffic kept for Wireshark"),
+                    ]),
         CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--json]",
                     summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS.",
                     options: [hci, OptionSpec(name: "--timeout", valueName: "S", help: "give up after S seconds (default 30)"), json],
-                    positionals: ["ADDRESS  the scale to use (optional)"], required: ["--hci"]),
+                    positionals: [PositionalSpec(name: "ADDRESS", help: "the scale to use (optional)")], required: ["--hci"],
+                    examples: [
+                        Example(line: "hwprobe weigh --hci sim:", what: "the simulated bench's scale"),
+                        Example(line: "hwprobe weigh --hci hci:0 --timeout 60 --json", what: "the first scale the kernel's hci0 hears, waiting up to a minute"),
+                    ]),
         CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--haptics URI] [--json]",
                     summary: "Run the body-scan flow against a mirror.",
                     options: [hci, OptionSpec(name: "--mirror", valueName: "ADDRESS", help: "the mirror to use"),
                               OptionSpec(name: "--height-cm", valueName: "N", help: "the person's height (default 170)"),
                               OptionSpec(name: "--yes", help: "answer the flow's questions (pick the nearest mirror, confirm alignment)"),
                               haptics, json],
-                    required: ["--hci"]),
+                    required: ["--hci"],
+                    examples: [
+                        Example(line: "hwprobe scan --hci sim: --yes --json", what: "a whole unattended scan on the simulated bench, as the contract's JSON object"),
+                        Example(line: "hwprobe scan --hci hci:0 --mirror E1:5C:3B:4F:2A:01 --height-cm 182 --haptics usb:045e:028e",
+                                what: "one mirror on a real controller, with the cues on an Xbox 360 pad"),
+                    ]),
         CommandSpec(name: "import", synopsis: "hwprobe import --camera URI [--password-file FILE] --out FILE [--force] [--timeout S] [--haptics URI] [--json]",
                     summary: "Scan a VB1 backup's codes from a camera, decrypt it and write the plaintext (mode 0600).",
-                    options: [OptionSpec(name: "--camera", valueName: "URI", help: "v4l2:/dev/videoN, file:PATH[?pace=max] or sim:"),
-                              OptionSpec(name: "--password-file", valueName: "FILE", help: "read the password from FILE instead of asking"),
-                              OptionSpec(name: "--out", valueName: "FILE", help: "where to write the plaintext"),
+                    options: [OptionSpec(name: "--camera", valueName: "URI", help: "v4l2:/dev/videoN, file:PATH[?pace=max] or sim:", value: .deviceURI(.camera)),
+                              OptionSpec(name: "--password-file", valueName: "FILE", help: "read the password from FILE instead of asking", value: .file),
+                              OptionSpec(name: "--out", valueName: "FILE", help: "where to write the plaintext", value: .file),
                               OptionSpec(name: "--force", help: "replace an existing --out (only on success)"),
                               OptionSpec(name: "--timeout", valueName: "S", help: "give up when no new code arrives for S seconds (default 120 when unattended)"),
                               haptics, json],
-                    required: ["--camera", "--out"]),
+                    required: ["--camera", "--out"],
+                    examples: [
+                        Example(line: "hwprobe import --camera v4l2:/dev/video0 --out vault.json --haptics hidraw:/dev/hidraw3",
+                                what: "asks for the password; the cues play on a DualShock 4"),
+                        Example(line: "hwprobe import --camera file:backup.y4m --password-file password.txt --out vault.json --json",
+                                what: "unattended, from a recorded video"),
+                    ]),
         CommandSpec(name: "haptics", synopsis: "hwprobe haptics --device URI --cue NAME [--detach-kernel-driver]",
-                    summary: "Play one cue: lightImpact, mediumImpact, selection, success, warning or error.",
-                    options: [OptionSpec(name: "--device", valueName: "URI", help: "usb:VID:PID, hidraw:PATH, evdev:PATH, log: or bell:"),
-                              OptionSpec(name: "--cue", valueName: "NAME", help: "the cue to play"),
+                    summary: "Play one cue: " + HapticCue.allCases.map(\.rawValue).joined(separator: ", ") + ".",
+                    options: [OptionSpec(name: "--device", valueName: "URI", help: "usb:VID:PID, hidraw:PATH, evdev:PATH, log: or bell:", value: .deviceURI(.haptics)),
+                              OptionSpec(name: "--cue", valueName: "NAME", help: "the cue to play", value: .choice(HapticCue.allCases.map(\.rawValue))),
                               OptionSpec(name: "--detach-kernel-driver", help: "take a USB pad from the kernel driver holding it (xpad) while it plays")],
-                    required: ["--device", "--cue"]),
+                    required: ["--device", "--cue"],
+                    examples: [
+                        Example(line: "hwprobe haptics --device log: --cue success", what: "print each timed command a pad would get"),
+                        Example(line: "hwprobe haptics --device evdev:/dev/input/event5 --cue error", what: "any force-feedback pad"),
+                        Example(line: "hwprobe haptics --device usb:045e:028e --cue warning --detach-kernel-driver", what: "an Xbox 360 pad that xpad holds"),
+                    ]),
         CommandSpec(name: "demo", synopsis: "hwprobe demo",
                     summary: "Everything against the simulated bench, with the flows drawn in the terminal.",
-                    options: []),
+                    options: [],
+                    examples: [Example(line: "hwprobe demo --reduce-motion", what: "the whole bench, without motion")]),
+        CommandSpec(name: "help", synopsis: "hwprobe help [COMMAND] [--man]",
+                    summary: "Print the same help as --help: the overview, or one command's; --man prints the manual page (roff).",
+                    options: [OptionSpec(name: "--man", help: "print the whole manual page as roff instead (see scripts/manpage)")],
+                    positionals: [PositionalSpec(name: "COMMAND", help: "the command to explain", value: .choice(commandNames))],
+                    examples: [
+                        Example(line: "hwprobe help scan", what: "the same as hwprobe scan --help"),
+                        Example(line: "hwprobe help --man | man -l -", what: "read the manual page"),
+                    ]),
+        CommandSpec(name: "completions", synopsis: "hwprobe completions bash|zsh|fish",
+                    summary: "Print a shell completion script made from this command table.",
+                    options: [],
+                    positionals: [PositionalSpec(name: "SHELL", help: shells.joined(separator: ", "), value: .choice(shells))],
+                    requiredPositionals: 1,
+                    examples: [
+                        Example(line: "hwprobe completions bash > ~/.local/share/bash-completion/completions/hwprobe", what: "bash (or: source <(hwprobe completions bash))"),
+                        Example(line: "hwprobe completions zsh > ~/.zfunc/_hwprobe", what: "zsh, with ~/.zfunc in fpath before compinit"),
+                        Example(line: "hwprobe completions fish > ~/.config/fish/completions/hwprobe.fish", what: "fish"),
+                    ]),
     ]
+
+    /// The command names, for `help COMMAND`: spelled out, since the table cannot read itself while
+    /// it is being made (a test checks that they are `all`'s names in order).
+    static let commandNames = ["list", "gatt", "weigh", "scan", "import", "haptics", "demo", "help", "completions"]
+
+    private static var globalSpellings: String {
+        CommandSpec.global.map { option in
+            option.spellings.reversed().joined(separator: "/") + (option.valueName.map { " " + $0 } ?? "")
+        }.joined(separator: ", ")
+    }
 
     static func spec(named name: String) -> CommandSpec? { all.first { $0.name == name } }
 
     static var overview: String {
-        var lines = ["usage: hwprobe <command> [options]", "",
+        var lines = ["usage: hwprobe [global options] <command> [options]", "",
                      "Find scales, mirrors, cameras and haptic pads, and run the flows on them.", "", "commands:"]
-        for spec in all { lines.append("  " + spec.name.padding(toLength: 9, withPad: " ", startingAt: 0) + spec.summary) }
-        lines += ["", "`hwprobe <command> --help` for a command's options. Without a command, hwprobe lists."]
+        for spec in all { lines.append("  " + spec.name.padding(toLength: 13, withPad: " ", startingAt: 0) + spec.summary) }
+        lines += ["",
+                  "Global options (" + globalSpellings + ") may stand before or after the command.",
+                  "Without a command, hwprobe lists.",
+                  "`hwprobe help <command>` or `hwprobe <command> --help` for a command's options."]
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -1,6 +1,8 @@
 /// A command line, parsed against its subcommand's grammar.
 struct Invocation: Sendable, Equatable {
     var command: String
+    /// False when no subcommand was typed and `list` was taken (`hwprobe`, `hwprobe -v`, `hwprobe --json`).
+    var commandGiven = true
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
@@ -11,6 +13,7 @@ struct Invocation: Sendable, Equatable {
 
     var wantsJSON: Bool { has("--json") }
     var wantsHelp: Bool { has("--help") }
+    var wantsVersion: Bool { has("--version") }
 }
 
 /// A command line that does not fit the grammar: exit 2 with the subcommand's usage.
@@ -21,17 +24,46 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 }
 
 enum ArgumentParser {
+    /// The default when no subcommand is typed (hwprobe-cli.md: `hwprobe [list]`).
+    static let defaultCommand = "list"
+
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        // Global options may come before the subcommand; they are parsed with the rest once
+        // the subcommand is known, so "given twice" and "needs a value" work the same on both sides.
         var rest = arguments[...]
-        var commandName = "list"
+        var leading: [String] = []
+        while let first = rest.first, first.hasPrefix("-"), first != "-", first != "--",
+              let option = CommandSpec.global.first(where: { $0.spellings.contains(Self.name(of: first)) }) {
+            leading.append(first)
+            rest = rest.dropFirst()
+            if option.takesValue, !first.contains("="), let value = rest.first {
+                leading.append(value)
+                rest = rest.dropFirst()
+            }
+        }
+        var commandName = defaultCommand
+        var commandGiven = false
         if let first = rest.first, !first.hasPrefix("-") {
+            guard Commands.spec(named: first) != nil else {
+                throw UsageError(message: "unknown command '\(first)'" + Self.hint(DidYouMean.suggestion(for: first, among: Commands.all.map(\.name))),
+                                 command: nil)
+            }
             commandName = first
+            commandGiven = true
             rest = rest.dropFirst()
         }
         guard let spec = Commands.spec(named: commandName) else {
             throw UsageError(message: "unknown command '\(commandName)'", command: nil)
         }
-        var invocation = Invocation(command: spec.name)
+        var invocation = Invocation(command: spec.name, commandGiven: commandGiven)
+        try parseOptions(leading + rest, of: spec, into: &invocation)
+        if invocation.wantsHelp || invocation.wantsVersion { return invocation }
+        try check(invocation, against: spec)
+        return invocation
+    }
+
+    private static func parseOptions(_ arguments: [String], of spec: CommandSpec, into invocation: inout Invocation) throws(UsageError) {
+        var rest = arguments[...]
         var onlyPositionals = false
         while let argument = rest.popFirst() {
             if onlyPositionals || !argument.hasPrefix("-") || argument == "-" {
@@ -42,14 +74,10 @@ enum ArgumentParser {
                 onlyPositionals = true
                 continue
             }
-            var name = argument
-            var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
-            }
+            let name = Self.name(of: argument)
+            let inlineValue: String? = name == argument ? nil : String(argument.dropFirst(name.count + 1))
             guard let option = spec.option(named: name) else {
-                throw UsageError(message: "unknown option '\(name)' for \(spec.name)", command: spec.name)
+                throw UsageError(message: unknownOption(name, in: spec), command: spec.name)
             }
             if option.takesValue {
                 guard let value = inlineValue ?? rest.popFirst() else {
@@ -66,17 +94,53 @@ enum ArgumentParser {
                 invocation.flags.insert(option.name)
             }
         }
-        if invocation.wantsHelp { return invocation }
+    }
+
+    private static func check(_ invocation: Invocation, against spec: CommandSpec) throws(UsageError) {
         if invocation.positionals.count > spec.positionals.count {
-            throw UsageError(message: "unexpected argument '\(invocation.positionals[spec.positionals.count])'", command: spec.name)
+            let extra = invocation.positionals[spec.positionals.count]
+            if !invocation.commandGiven, Commands.spec(named: extra) != nil {
+                // `hwprobe --json scan …`: only global options may stand before the command.
+                throw UsageError(message: "unexpected argument '\(extra)': put the command first (hwprobe \(extra) …); "
+                                 + "only global options may come before it", command: nil)
+            }
+            throw UsageError(message: "unexpected argument '\(extra)'", command: spec.name)
         }
         if invocation.positionals.count < spec.requiredPositionals {
-            throw UsageError(message: "missing \(spec.positionals[invocation.positionals.count].split(separator: " ").first ?? "argument")",
-                             command: spec.name)
+            throw UsageError(message: "missing \(spec.positionals[invocation.positionals.count].name)", command: spec.name)
+        }
+        for (value, positional) in zip(invocation.positionals, spec.positionals) {
+            guard case .choice(let choices) = positional.value, !choices.contains(value) else { continue }
+            let message = "unknown \(positional.name.lowercased()) '\(value)'"
+            if let near = DidYouMean.suggestion(for: value, among: choices) {
+                throw UsageError(message: message + hint(near), command: spec.name)
+            }
+            throw UsageError(message: message + " (use one of " + choices.joined(separator: ", ") + ")", command: spec.name)
         }
         for name in spec.required where invocation.values[name] == nil {
             throw UsageError(message: "\(name) is required", command: spec.name)
         }
-        return invocation
+    }
+
+    /// `--hci=sim:` names `--hci`; short options and bare words name themselves.
+    private static func name(of argument: String) -> String {
+        guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return argument }
+        return String(argument[..<equals])
+    }
+
+    /// What the person probably meant: a near spelling in this command's grammar (global options
+    /// included), else the commands that do take this option.
+    static func unknownOption(_ name: String, in spec: CommandSpec) -> String {
+        let message = "unknown option '\(name)' for \(spec.name)"
+        if let near = DidYouMean.suggestion(for: name, among: spec.allOptions.flatMap(\.spellings)) {
+            return message + hint(near)
+        }
+        let owners = Commands.all.filter { $0.options.contains { $0.spellings.contains(name) } }.map(\.name)
+        guard !owners.isEmpty else { return message }
+        return message + " (it is an option of " + owners.joined(separator: ", ") + ")"
+    }
+
+    static func hint(_ suggestion: String?) -> String {
+        suggestion.map { " (did you mean \($0)?)" } ?? ""
     }
 }

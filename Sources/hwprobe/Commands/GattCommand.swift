@@ -31,7 +31,7 @@ struct GattCommand: Sendable {
     func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         guard let text = invocation.value("--hci") else { throw CLIFailure(kind: .usage, message: "--hci is required") }
         let uri: DeviceURI
-        do { uri = try DeviceURI(parsing: text) } catch { throw CLIFailure(kind: .usage, message: error.description) }
+        uri = try DeviceURIArgument.parse(text, option: "--hci")
         guard let target = invocation.positionals.first else { throw CLIFailure(kind: .usage, message: "missing ADDRESS") }
         let explicitKind = target.contains("/")
         guard var address = BLEAddress(string: target) else {

@@ -10,7 +10,7 @@ struct HapticsCommand: Sendable {
             throw CLIFailure(kind: .usage, message: "--device and --cue are required")
         }
         let uri: DeviceURI
-        do { uri = try DeviceURI(parsing: deviceText) } catch { throw CLIFailure(kind: .usage, message: error.description) }
+        uri = try DeviceURIArgument.parse(deviceText, option: "--device")
         guard uri.family == .haptics else {
             throw CLIFailure(kind: .usage, message: "\(uri) is not a haptic device: use usb:VID:PID, hidraw:PATH, evdev:PATH, log: or bell:")
         }

@@ -33,7 +33,7 @@ struct ImportCommand: Sendable {
             throw CLIFailure(kind: .usage, message: "--camera and --out are required")
         }
         let uri: DeviceURI
-        do { uri = try DeviceURI(parsing: cameraText) } catch { throw CLIFailure(kind: .usage, message: error.description) }
+        uri = try DeviceURIArgument.parse(cameraText, option: "--camera")
         let requestedIdleLimit = try Self.idleLimit(invocation)
         let force = invocation.has("--force")
         try OutputTarget.check(out, replacing: force)
@@ -164,15 +164,13 @@ struct ImportCommand: Sendable {
             let cameras = [uri.description] + questions.otherCameras().filter { $0 != uri.description }
             presenter.show(.screen(Self.cameraStoppedScreen(scanned: count, of: total, cameras: cameras)))
             guard let picked = await choices.next(), let text = picked else { break }
-            do {
-                let next = try DeviceURI(parsing: text)
+            do throws(CLIFailure) {
+                let next = try DeviceURIArgument.parse(text, option: "--camera")
                 let source = try await codeSource(for: next, clock: clock)
                 scannedSinceAsking = true
                 scanned = await importer.resume(with: source)
-            } catch let error as CLIFailure {
-                presenter.note("hwprobe: \(error.message)")
             } catch {
-                presenter.note("hwprobe: \(error)")
+                presenter.note("hwprobe: \(error.message)")
             }
         }
         // A source that ended leaves the flow open for another camera; end it for good (that
@@ -235,7 +233,7 @@ struct ImportCommand: Sendable {
     static func idleLimit(_ invocation: Invocation) throws(CLIFailure) -> Duration? {
         guard let text = invocation.value("--timeout") else { return nil }
         guard let value = Double(text), value > 0, value <= 86_400 else {
-            throw CLIFailure(kind: .usage, message: "--timeout must be a number of seconds between 0 and 86400")
+            throw CLIFailure(kind: .usage, message: "--timeout must be a number of seconds more than 0 and at most 86400, e.g. 120")
         }
         return .milliseconds(Int64(value * 1000))
     }

@@ -37,7 +37,7 @@ struct ScanCommand: Sendable {
     func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         guard let text = invocation.value("--hci") else { throw CLIFailure(kind: .usage, message: "--hci is required") }
         let uri: DeviceURI
-        do { uri = try DeviceURI(parsing: text) } catch { throw CLIFailure(kind: .usage, message: error.description) }
+        uri = try DeviceURIArgument.parse(text, option: "--hci")
         var configuration = BodyScanConfiguration(recognizingMirrorsWith: registry)
         configuration.autoAnswer = invocation.has("--yes")
         configuration.motion = MotionSettings(reduceMotion: invocation.has("--reduce-motion"))

@@ -21,7 +21,7 @@ struct WeighCommand: Sendable {
     func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         guard let text = invocation.value("--hci") else { throw CLIFailure(kind: .usage, message: "--hci is required") }
         let uri: DeviceURI
-        do { uri = try DeviceURI(parsing: text) } catch { throw CLIFailure(kind: .usage, message: error.description) }
+        uri = try DeviceURIArgument.parse(text, option: "--hci")
         var wanted: BLEAddress?
         if let address = invocation.positionals.first {
             guard let parsed = BLEAddress(string: address) else {
@@ -32,7 +32,7 @@ struct WeighCommand: Sendable {
         var seconds = 30.0
         if let timeout = invocation.value("--timeout") {
             guard let value = Double(timeout), value > 0, value <= 3600 else {
-                throw CLIFailure(kind: .usage, message: "--timeout must be a number of seconds between 0 and 3600")
+                throw CLIFailure(kind: .usage, message: "--timeout must be a number of seconds more than 0 and at most 3600, e.g. 30")
             }
             seconds = value
         }

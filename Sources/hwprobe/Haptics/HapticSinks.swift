@@ -17,7 +17,7 @@ struct HapticSinks: Sendable {
     func open(option text: String?) throws(CLIFailure) -> (any HapticSink)? {
         guard let text else { return nil }
         let uri: DeviceURI
-        do { uri = try DeviceURI(parsing: text) } catch { throw CLIFailure(kind: .usage, message: "--haptics: \(error.description)") }
+        uri = try DeviceURIArgument.parse(text, option: "--haptics")
         guard uri.family == .haptics else {
             throw CLIFailure(kind: .usage, message: "--haptics \(uri) is not a haptic device: use usb:VID:PID, hidraw:PATH, evdev:PATH, log: or bell:")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HAL
+import LinuxIO
 import Testing
 @testable import Transports
 
@@ -82,11 +83,72 @@ import Testing
             _ = try await SerialHCIStream.open(path: "/dev/does-not-matter", baud: 123_456)
         }
         let message = HCILinkError.unsupportedBaudRate(123_456).description
-        #expect(message.hasPrefix("baud rate 123456 is not supported"))
+        #expect(message.hasPrefix("baud rate 123456 has no termios setting on Linux: use one of "))
         for rate in [115_200, 230_400, 460_800, 921_600, 1_000_000, 2_000_000, 3_000_000] {
             #expect(SerialBaudRate.speed(for: rate) != nil, "\(rate)")
             #expect(message.contains(String(rate)))
         }
+    }
+
+    /// Descriptors this process has open, to see that a refused port is closed again.
+    static func openDescriptorCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    }
+
+    @Test func aRateTheDriverRefusesWithEINVALIsTheDriversRefusal() throws {
+        let (master, slavePath) = try LinkPeer.pty()
+        defer { close(master) }
+        // An on-board UART's driver: every rate has a constant, but it answers EINVAL to this one.
+        let refusing = SerialHCIStream.TerminalAttributes(get: { tcgetattr($0, &$1) }, set: { _, _ in
+            errno = EINVAL
+            return -1
+        })
+        let before = Self.openDescriptorCount()
+        #expect(throws: HCILinkError.baudRateRefused(path: slavePath, baud: 1_000_000)) {
+            _ = try SerialHCIStream.configuredPort(path: slavePath, speed: speed_t(B1000000), baud: 1_000_000, rtscts: true, terminal: refusing)
+        }
+        #expect(Self.openDescriptorCount() == before, "the refused port was left open")
+    }
+
+    @Test func aDriverThatQuietlyKeepsAnotherRateIsARefusalToo() throws {
+        let (master, slavePath) = try LinkPeer.pty()
+        defer { close(master) }
+        // tcsetattr succeeds (something changed), but the speed read back is still 115200.
+        let ignoring = SerialHCIStream.TerminalAttributes(get: { fd, settings in
+            let result = tcgetattr(fd, &settings)
+            _ = cfsetospeed(&settings, speed_t(B115200))
+            return result
+        }, set: { tcsetattr($0, TCSANOW, &$1) })
+        #expect(throws: HCILinkError.baudRateRefused(path: slavePath, baud: 1_000_000)) {
+            _ = try SerialHCIStream.configuredPort(path: slavePath, speed: speed_t(B1000000), baud: 1_000_000, rtscts: true, terminal: ignoring)
+        }
+        // The same driver at the rate it keeps is fine.
+        let fd = try SerialHCIStream.configuredPort(path: slavePath, speed: speed_t(B115200), baud: 115_200, rtscts: true, terminal: ignoring)
+        close(fd)
+    }
+
+    @Test func otherSetupErrorsAreNotCalledARateProblem() throws {
+        let (master, slavePath) = try LinkPeer.pty()
+        defer { close(master) }
+        let failing = SerialHCIStream.TerminalAttributes(get: { tcgetattr($0, &$1) }, set: { _, _ in
+            errno = EIO
+            return -1
+        })
+        #expect(throws: HCILinkError.io("cannot configure \(slavePath): \(Errno(EIO))")) {
+            _ = try SerialHCIStream.configuredPort(path: slavePath, speed: speed_t(B1000000), baud: 1_000_000, rtscts: true, terminal: failing)
+        }
+    }
+
+    @Test func aRefusedRateSaysWhatToDo() {
+        let onBoard = HCILinkError.baudRateRefused(path: "/dev/ttyS0", baud: 1_000_000).description
+        #expect(onBoard == "the driver of /dev/ttyS0 refused 1000000 baud (an on-board 16550 UART tops out at 115200): "
+                + "use ?baud=115200 (and set the board to it), or a USB serial adapter")
+        // Not the old contradiction: "not supported (use one of …, 1000000, …)".
+        #expect(!onBoard.contains("not supported") && !onBoard.contains("use one of"))
+        let adapter = HCILinkError.baudRateRefused(path: "/dev/ttyUSB0", baud: 4_000_000).description
+        #expect(adapter == "the driver of /dev/ttyUSB0 refused 4000000 baud: pick a rate the adapter supports with ?baud=N "
+                + "(the board must use the same rate)")
+        #expect(!HCILinkError.baudRateRefused(path: "/dev/ttyS1", baud: 57_600).description.contains("16550"))
     }
 
     @Test func missingPortAndPermissionMessages() async {

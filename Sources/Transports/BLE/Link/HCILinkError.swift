@@ -17,8 +17,12 @@ public enum HCILinkError: Error, Hashable, Sendable, CustomStringConvertible {
     case permissionDenied(String)
     /// Serial: the path exists but is no terminal, so it cannot carry H4 at a baud rate.
     case notATTY(String)
-    /// Serial: no termios constant for this rate, or the driver refused it.
+    /// Serial: termios has no constant for this rate, so no serial port on Linux can be set to it
+    /// through the API we use. Refused before the port is opened.
     case unsupportedBaudRate(Int)
+    /// Serial: a rate termios can name, but the port's driver would not take it (tcsetattr said
+    /// EINVAL, or the speed read back differs): the hardware's limit, not ours.
+    case baudRateRefused(path: String, baud: Int)
     /// A write made no progress for this long: the peer stopped reading (or CTS is never asserted).
     case writeStalled(String, seconds: Double)
     /// Used after ``HCIByteStream/close()``.
@@ -49,7 +53,9 @@ public enum HCILinkError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notATTY(let path):
             "\(path) is not a serial port (not a tty)"
         case .unsupportedBaudRate(let baud):
-            "baud rate \(baud) is not supported (use one of \(SerialBaudRate.supported.map(String.init).joined(separator: ", ")))"
+            "baud rate \(baud) has no termios setting on Linux: use one of \(SerialBaudRate.supported.map(String.init).joined(separator: ", "))"
+        case .baudRateRefused(let path, let baud):
+            Self.refusal(path: path, baud: baud)
         case .writeStalled(let device, let seconds):
             "\(device) accepted no data for \(Self.seconds(seconds)): the controller is not reading (for a UART, check the RTS/CTS wiring or try rtscts=0)"
         case .closed(let device):
@@ -61,6 +67,19 @@ public enum HCILinkError: Error, Hashable, Sendable, CustomStringConvertible {
         case .io(let why):
             why
         }
+    }
+
+    /// What to do when a driver refuses a rate. An on-board UART (`/dev/ttyS*`, a 16550 or one
+    /// like it) stops at 115200 unless its clock was changed, so that is the advice there; other
+    /// adapters vary, so only the way to pick a lower rate is given.
+    static func refusal(path: String, baud: Int) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        if name.hasPrefix("ttyS"), name.dropFirst(4).allSatisfy(\.isNumber), baud > 115_200 {
+            return "the driver of \(path) refused \(baud) baud (an on-board 16550 UART tops out at 115200): "
+                + "use ?baud=115200 (and set the board to it), or a USB serial adapter"
+        }
+        return "the driver of \(path) refused \(baud) baud: pick a rate the adapter supports with ?baud=N "
+            + "(the board must use the same rate)"
     }
 
     /// IPv6 literals get brackets so the port is unambiguous.

@@ -49,7 +49,19 @@ public final class SerialHCIStream: HCIByteStream {
     /// EBUSY instead of both reading half the bytes. Swift cannot import it from glibc's headers here.
     static let exclusiveModeRequest: UInt = 0x540C
 
-    static func configuredPort(path: String, speed: speed_t, baud: Int, rtscts: Bool) throws(HCILinkError) -> Int32 {
+    /// The two termios calls whose answers depend on the port's driver. A pty (what the tests
+    /// have) takes any rate, so tests pass their own to play a driver that refuses one.
+    struct TerminalAttributes: Sendable {
+        /// tcgetattr: 0, or -1 with errno set.
+        var get: @Sendable (Int32, inout termios) -> Int32
+        /// tcsetattr(TCSANOW): 0, or -1 with errno set.
+        var set: @Sendable (Int32, inout termios) -> Int32
+
+        static let system = TerminalAttributes(get: { tcgetattr($0, &$1) }, set: { tcsetattr($0, TCSANOW, &$1) })
+    }
+
+    static func configuredPort(path: String, speed: speed_t, baud: Int, rtscts: Bool,
+                               terminal: TerminalAttributes = .system) throws(HCILinkError) -> Int32 {
         // O_NOCTTY: a board must never become our controlling terminal; O_NONBLOCK: don't wait for
         // carrier detect before CLOCAL is set, and let the reading thread rely on poll.
         let opened = hal_open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
@@ -64,7 +76,7 @@ public final class SerialHCIStream: HCIByteStream {
         }
         let fd = opened
         do {
-            try configure(fd, path: path, speed: speed, baud: baud, rtscts: rtscts)
+            try configure(fd, path: path, speed: speed, baud: baud, rtscts: rtscts, terminal: terminal)
         } catch {
             _ = Glibc.close(fd)
             throw error
@@ -72,9 +84,10 @@ public final class SerialHCIStream: HCIByteStream {
         return fd
     }
 
-    private static func configure(_ fd: Int32, path: String, speed: speed_t, baud: Int, rtscts: Bool) throws(HCILinkError) {
+    private static func configure(_ fd: Int32, path: String, speed: speed_t, baud: Int, rtscts: Bool,
+                                  terminal: TerminalAttributes) throws(HCILinkError) {
         var options = termios()
-        guard tcgetattr(fd, &options) == 0 else {
+        guard terminal.get(fd, &options) == 0 else {
             if errno == ENOTTY || errno == EINVAL { throw .notATTY(path) }
             throw .io("cannot read the settings of \(path): \(Errno.current)")
         }
@@ -89,14 +102,16 @@ public final class SerialHCIStream: HCIByteStream {
             cc[Int(VMIN)] = 0
             cc[Int(VTIME)] = 0
         }
+        // cfset*speed only check that `speed` is a B* constant, which SerialBaudRate already did.
         guard cfsetispeed(&options, speed) == 0, cfsetospeed(&options, speed) == 0 else { throw .unsupportedBaudRate(baud) }
-        guard tcsetattr(fd, TCSANOW, &options) == 0 else {
-            if errno == EINVAL { throw .unsupportedBaudRate(baud) }
+        // From here on a refusal is the driver's: the rate has a constant, the hardware won't do it.
+        guard terminal.set(fd, &options) == 0 else {
+            if errno == EINVAL { throw .baudRateRefused(path: path, baud: baud) }
             throw .io("cannot configure \(path): \(Errno.current)")
         }
         // tcsetattr succeeds if *any* change took; read back to catch a driver that ignored the rate.
         var applied = termios()
-        if tcgetattr(fd, &applied) == 0, cfgetospeed(&applied) != speed { throw .unsupportedBaudRate(baud) }
+        if terminal.get(fd, &applied) == 0, cfgetospeed(&applied) != speed { throw .baudRateRefused(path: path, baud: baud) }
         _ = tcflush(fd, TCIOFLUSH) // stale bytes from before we opened would desynchronise H4
     }
 }

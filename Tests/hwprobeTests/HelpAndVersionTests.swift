@@ -1,0 +1,106 @@
+import Foundation
+import HAL
+import Testing
+@testable import hwprobe
+
+@Suite struct HelpAndVersionTests {
+    func run(_ arguments: [String]) async -> (code: Int32, out: String, err: String) {
+        let captured = CapturedConsole()
+        let code = await HWProbe(console: captured.console, listSources: .empty).run(arguments)
+        return (code, captured.stdout, captured.stderr)
+    }
+
+    @Test func versionPrintsTheNumberAndTheCommitWhenKnown() async {
+        for arguments in [["--version"], ["-v", "--version"], ["scan", "--version"]] {
+            let result = await run(arguments)
+            #expect(result.code == 0, "\(arguments)")
+            #expect(result.out == Version.line + "\n", "\(arguments)")
+            #expect(result.err.isEmpty)
+        }
+        #expect(Version.text(number: "0.3.0", commit: "7fc93d1") == "hwprobe 0.3.0 (commit 7fc93d1)")
+        #expect(Version.text(number: "0.3.0", commit: nil) == "hwprobe 0.3.0")
+        #expect(Version.line.hasPrefix("hwprobe \(Version.number)"))
+    }
+
+    /// Built from this checkout, the binary knows a commit, and it is one of this repository's.
+    /// (Not necessarily HEAD: a commit made after the build is not in it until the next build.)
+    @Test(.enabled(if: GitCommitScript.gitIsInstalled && GitCommitScript.packageIsACheckout))
+    func theBuildKnowsACommitOfThisRepository() throws {
+        let commit = try #require(Version.commit, "built in a git checkout, hwprobe must know its commit")
+        #expect(commit.count >= 7 && commit.allSatisfy(\.isHexDigit))
+        let check = try ShellRun.run("/usr/bin/git", ["-C", GitCommitScript.packageDirectory.path, "cat-file", "-e", commit + "^{commit}"])
+        #expect(check.code == 0, "\(commit) is no commit of this repository: \(check.err)")
+    }
+
+    @Test func helpPrintsWhatDashDashHelpPrints() async {
+        let bare = await run(["help"])
+        #expect(bare.code == 0 && bare.err.isEmpty)
+        #expect(bare.out == (await run(["--help"])).out)
+        #expect(bare.out == (await run(["-v", "--help"])).out) // a global option is no command
+        #expect(bare.out.hasPrefix(Commands.overview))
+        for spec in Commands.all {
+            let viaHelp = await run(["help", spec.name])
+            #expect(viaHelp.code == 0, "\(spec.name)")
+            #expect(viaHelp.out == spec.helpText, "\(spec.name)")
+            #expect(viaHelp.out == (await run([spec.name, "--help"])).out, "\(spec.name)")
+        }
+        #expect((await run(["help", "scan"])).out.contains("usage: hwprobe scan --hci URI"))
+    }
+
+    @Test func helpForAnUnknownCommandIsAUsageError() async {
+        let result = await run(["help", "nosuch"])
+        #expect(result.code == 2)
+        #expect(result.out.isEmpty)
+        #expect(result.err.hasPrefix("hwprobe: unknown command 'nosuch' (use one of list, gatt"))
+        #expect(result.err.contains("usage: hwprobe help [COMMAND] [--man]"))
+        let typo = await run(["help", "imprt"])
+        #expect(typo.code == 2)
+        #expect(typo.err.hasPrefix("hwprobe: unknown command 'imprt' (did you mean import?)"))
+        let misspeltCommand = await run(["lsit"])
+        #expect(misspeltCommand.code == 2)
+        #expect(misspeltCommand.err.hasPrefix("hwprobe: unknown command 'lsit' (did you mean list?)"))
+    }
+
+    @Test func everyCommandHasExamplesInItsHelp() {
+        for spec in Commands.all {
+            #expect(!spec.examples.isEmpty, "\(spec.name) has no examples")
+            #expect(spec.helpText.contains("\nexamples:\n"), "\(spec.name)")
+            for example in spec.examples {
+                #expect(spec.helpText.contains("  " + example.line + "\n      " + example.what + "\n"), "\(example.line)")
+            }
+        }
+    }
+
+    /// Each example is a real command line of its own command: it parses (no usage error), every
+    /// device URI in it parses, and its FILE options are not URIs.
+    @Test func everyExampleParsesAgainstTheTable() throws {
+        for spec in Commands.all {
+            for example in spec.examples {
+                let words = Self.commandWords(example.line)
+                #expect(words.first == "hwprobe", "\(example.line)")
+                let invocation: Invocation
+                do { invocation = try ArgumentParser.parse(Array(words.dropFirst())) } catch {
+                    Issue.record("\(example.line): \(error.message)")
+                    continue
+                }
+                #expect(invocation.command == spec.name, "\(example.line)")
+                for option in spec.allOptions {
+                    guard case .deviceURI = option.value else { continue }
+                    for text in invocation.all(option.name) {
+                        #expect(throws: Never.self, "\(example.line)") { _ = try DeviceURIArgument.parse(text, option: option.name) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The words of a command line up to a shell operator (`|`, `>`, …).
+    static func commandWords(_ line: String) -> [String] {
+        var words: [String] = []
+        for word in line.split(separator: " ").map(String.init) {
+            if ["|", ">", ">>", "<", ";", "&&"].contains(word) { break }
+            words.append(word)
+        }
+        return words
+    }
+}
