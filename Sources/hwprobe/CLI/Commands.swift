@@ -15,8 +15,11 @@ enum Commands {
                     options: [hci, json], positionals: ["ADDRESS  AA:BB:CC:DD:EE:FF, optionally /public or /random"],
                     requiredPositionals: 1, required: ["--hci"]),
         CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--json]",
-                    summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS.",
-                    options: [hci, OptionSpec(name: "--timeout", valueName: "S", help: "give up after S seconds (default 30)"), json],
+                    summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS. "
+                        + "The scale must be seen within 10 s (or --timeout, if shorter): otherwise it is not found (exit 3).",
+                    options: [hci, OptionSpec(name: "--timeout", valueName: "S",
+                                              help: "give up after S seconds in all (default 30); finding the scale may take 10 of them"),
+                              json],
                     positionals: ["ADDRESS  the scale to use (optional)"], required: ["--hci"]),
         CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--haptics URI] [--json]",
                     summary: "Run the body-scan flow against a mirror.",
