@@ -78,9 +78,12 @@ struct HWProbe: Sendable {
             }
             seconds = value
         }
+        let console = console
         let command = ListCommand(registry: registry, sources: listSources, transports: transports,
-                                  snoopPath: invocation.value("--btsnoop"))
+                                  snoopPath: invocation.value("--btsnoop"), status: { console.status($0) },
+                                  statusTicks: console.errIsTerminal)
         let report = await command.report(hciURIs: uris, scanFor: .milliseconds(Int64(seconds * 1000)))
+        console.status(nil)
         console.out(invocation.wantsJSON ? JSON.encode(report) : ListTable.render(report))
         return ExitCode.success
     }

@@ -40,4 +40,17 @@ struct VerbosePeerTests {
             #expect(said.contains { $0.contains("subscribed to notifications of mirror \(name) (7B9E00") }, "\(name)")
         }
     }
+
+    @Test func verboseListOpensTheControllerAndSaysEachPeripheralOnce() async throws {
+        let peer = try await SharedPeers.shared.peer()
+        let result = await run(["list", "-v", "--hci", peer.tcp.description, "--scan-seconds", "1", "--json"])
+        #expect(result.code == 0)
+        let said = result.lines
+        #expect(said.first == "opening \(peer.tcp)…")
+        #expect(said.contains("controller \(peer.tcp) opened, address A0:A0:A0:00:00:01"))
+        #expect(said.contains("scanning \(peer.tcp) for peripherals: 1 s left"))
+        #expect(said.filter { $0.hasPrefix("found \(peer.address) ") }.count == 1, "the peer advertises ten times a second: \(said)")
+        let entry = try JSONShape.parse(result.out)["peripherals"]?.array?.first { $0["address"]?.string == peer.address.description }
+        #expect(entry?["addressType"]?.string == "public")
+    }
 }

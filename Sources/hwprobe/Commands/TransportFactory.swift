@@ -43,14 +43,18 @@ struct TransportFactory: Sendable {
     }
 
     /// Peripherals seen on `uri` for `duration`: the bench's, or a real controller's.
-    func discover(on uri: DeviceURI, for duration: Duration, snoopPath: String?) async throws(CLIFailure) -> [DiscoveredDevice] {
+    /// `scanning` is called once the controller is open, as the `duration` starts.
+    func discover(on uri: DeviceURI, for duration: Duration, snoopPath: String?,
+                  scanning: @Sendable () -> Void = {}) async throws(CLIFailure) -> [DiscoveredDevice] {
         if case .sim = uri {
             let transport: any ScaleTransport = log.map { NarratedScaleTransport(base: bench.transport, log: $0) } ?? bench.transport
+            scanning()
             do { return try await Discovery.collect(transport.discover(), for: duration, clock: bench.clock) } catch {
                 throw CLIFailure(kind: .device, message: "\(error)")
             }
         }
         let central = try await central(for: uri, snoopPath: snoopPath)
+        scanning()
         do {
             let found = try await Discovery.collect(central.discover(), for: duration, clock: ContinuousClock())
             await central.close()
