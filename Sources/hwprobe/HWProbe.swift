@@ -54,19 +54,22 @@ struct HWProbe: Sendable {
     }
 
     private func dispatch(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
+        // -v: every controller a command opens reports through the same log.
+        let log = invocation.has("--verbose") ? HostEventLog(console: console, registry: registry) : nil
+        let transports = TransportFactory(bench: bench, registry: registry, log: log)
         switch invocation.command {
-        case "list": return try await list(invocation)
+        case "list": return try await list(invocation, transports: transports)
         case "help": return help(invocation)
         case "completions": return completions(invocation)
         case "demo": return try await DemoCommand(console: console, registry: registry, speed: demoSpeed).run(invocation)
         case "import":
             return try await ImportCommand(console: console, bench: bench, registry: registry, questions: importQuestions, person: person).run(invocation)
         case "weigh":
-            return try await WeighCommand(console: console, registry: registry, transports: TransportFactory(bench: bench, registry: registry)).run(invocation)
+            return try await WeighCommand(console: console, registry: registry, transports: transports).run(invocation)
         case "gatt":
-            return try await GattCommand(console: console, transports: TransportFactory(bench: bench)).run(invocation)
+            return try await GattCommand(console: console, transports: transports).run(invocation)
         case "scan":
-            return try await ScanCommand(console: console, registry: registry, transports: TransportFactory(bench: bench), person: person).run(invocation)
+            return try await ScanCommand(console: console, registry: registry, transports: transports, person: person).run(invocation)
         case "haptics":
             return try await HapticsCommand(console: console, sinks: HapticSinks(registry: registry, console: console)).run(invocation)
         default:
@@ -74,7 +77,7 @@ struct HWProbe: Sendable {
         }
     }
 
-    private func list(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
+    private func list(_ invocation: Invocation, transports: TransportFactory) async throws(CLIFailure) -> Int32 {
         var uris: [DeviceURI] = []
         for text in invocation.all("--hci") {
             uris.append(try DeviceURIArgument.parse(text, option: "--hci"))
@@ -86,9 +89,12 @@ struct HWProbe: Sendable {
             }
             seconds = value
         }
-        let command = ListCommand(registry: registry, sources: listSources, transports: TransportFactory(bench: bench),
-                                  snoopPath: invocation.value("--btsnoop"))
+        let console = console
+        let command = ListCommand(registry: registry, sources: listSources, transports: transports,
+                                  snoopPath: invocation.value("--btsnoop"), status: { console.status($0) },
+                                  statusTicks: console.errIsTerminal)
         let report = await command.report(hciURIs: uris, scanFor: .milliseconds(Int64(seconds * 1000)))
+        console.status(nil)
         console.out(invocation.wantsJSON ? JSON.encode(report) : ListTable.render(report))
         return ExitCode.success
     }

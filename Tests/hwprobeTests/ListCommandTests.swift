@@ -92,14 +92,18 @@ import Transports
         let peripherals = try #require(json["peripherals"]?.array)
         #expect(peripherals.count == 2)
         let mirror = try #require(peripherals.first { $0["kind"]?.string == "mirror" })
-        #expect(mirror.keys == ["hci", "address", "name", "rssi", "services", "driver", "kind"])
+        #expect(mirror.keys == ["hci", "address", "addressType", "name", "rssi", "services", "driver", "kind", "reason"])
         #expect(mirror["hci"]?.string == "sim:")
         #expect(mirror["address"]?.string == "C0:FF:EE:00:4F:2A")
+        #expect(mirror["addressType"]?.string == "random")
         #expect(mirror["driver"]?.string == "mirror-v1")
+        #expect(mirror["reason"]?.string == "mirror-v1 by manufacturer FFFF data 4D 52")
         #expect(mirror["rssi"]?.number == -48)
         #expect(mirror["services"]?.array?.compactMap(\.string) == ["7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00"])
         let scale = try #require(peripherals.first { $0["kind"]?.string == "scale" })
         #expect(scale["driver"]?.string == "standard-scale")
+        #expect(scale["addressType"]?.string == "public")
+        #expect(scale["reason"]?.string == "standard-scale by service 181D")
         #expect(scale["services"]?.array?.compactMap(\.string) == ["181D"])
     }
 
@@ -119,11 +123,17 @@ import Transports
             hapticDevices: [.init(uri: "usb:045e:028e", name: "Controller", driver: "xbox360-usb")],
             serialPorts: [.init(path: "/dev/ttyACM0")],
             peripherals: [.init(hci: "sim:", address: "C0:FF:EE:00:4F:2A", name: "Mirror 4F2A", rssi: -48, services: ["181D"],
-                                driver: "mi-scale", kind: "scale", weightKg: 72.3)],
+                                driver: "mi-scale", kind: "scale", weightKg: 72.3, addressType: "random",
+                                reason: "mi-scale by service data 181B (over standard-scale by service 181D)"),
+                          .init(hci: "sim:", address: "B0:B0:B0:00:00:01", name: nil, rssi: -70, services: ["180F"],
+                                driver: nil, kind: nil, weightKg: nil, addressType: "public", reason: nil)],
             problems: [.init(section: .cameras, message: "cannot open /dev/video2")])
         let text = ListTable.render(report)
         for needle in ["Bluetooth controllers", "hci:0  hci0  00:1A:7D:DA:71:13", "Integrated Camera", "YUYV", "640x480 1280x720",
-                       "usb:045e:028e  Controller  xbox360-usb", "/dev/ttyACM0", "Mirror 4F2A", "72.30 kg", "mi-scale (scale)",
+                       "usb:045e:028e  Controller  xbox360-usb", "/dev/ttyACM0", "Mirror 4F2A", "72.30 kg",
+                       "C0:FF:EE:00:4F:2A  random  Mirror 4F2A",
+                       "scale: mi-scale by service data 181B (over standard-scale by service 181D)",
+                       "B0:B0:B0:00:00:01  public  (no name)", "unclaimed",
                        "cameras: cannot open /dev/video2"] {
             #expect(text.contains(needle), "\(needle)")
         }

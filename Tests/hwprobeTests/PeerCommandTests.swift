@@ -28,6 +28,8 @@ struct PeerCommandTests {
             #expect(entry["rssi"]?.number ?? 0 < 0)
             #expect(entry["services"]?.array?.compactMap(\.string) == ["180F"])
             #expect(entry["driver"] == nil, "no plugin claims the generic peer")
+            #expect(entry["reason"] == nil, "a reason only where a driver claims it")
+            #expect(entry["addressType"]?.string == "public")
         }
     }
 

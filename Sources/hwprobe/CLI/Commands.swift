@@ -33,8 +33,11 @@ enum Commands {
                                 what: "through a Zephyr hci_uart board, as JSON, with the HCI traffic kept for Wireshark"),
                     ]),
         CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--json]",
-                    summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS.",
-                    options: [hci, OptionSpec(name: "--timeout", valueName: "S", help: "give up after S seconds (default 30)"), json],
+                    summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS. "
+                        + "The scale must be seen within 10 s (or --timeout, if shorter): otherwise it is not found (exit 3).",
+                    options: [hci, OptionSpec(name: "--timeout", valueName: "S",
+                                              help: "give up after S seconds in all (default 30); finding the scale may take 10 of them"),
+                              json],
                     positionals: [PositionalSpec(name: "ADDRESS", help: "the scale to use (optional)")], required: ["--hci"],
                     examples: [
                         Example(line: "hwprobe weigh --hci sim:", what: "the simulated bench's scale"),

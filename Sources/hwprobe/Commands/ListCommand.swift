@@ -25,6 +25,11 @@ struct ListCommand: Sendable {
     var sources = ListSources()
     var transports: TransportFactory
     var snoopPath: String?
+    /// What is being waited for (`scanning sim: for peripherals: 2 s left`), nil when nothing is:
+    /// a scan of several seconds per controller would otherwise look like a hang.
+    var status: @Sendable (String?) -> Void = { _ in }
+    /// Whether the status is rewritten in place (a terminal), so the seconds left can tick.
+    var statusTicks = false
 
     func report(hciURIs: [DeviceURI], scanFor duration: Duration) async -> ListReport {
         var report = ListReport()
@@ -86,13 +91,32 @@ struct ListCommand: Sendable {
     }
 
     private func scan(_ uri: DeviceURI, for duration: Duration, into report: inout ListReport) async {
+        let status = status
+        let ticks = statusTicks
+        let clock = transports.clock(for: uri)
+        // The countdown only shows the time left; the scan keeps its own deadline and ends the wait.
+        let countdown = Locked<Task<Void, Never>?>(nil)
+        if uri != .sim { status("opening \(uri)…") }
+        let scanning: @Sendable () -> Void = {
+            let task = Task {
+                _ = await Countdown.run(duration, on: clock, ticking: ticks) { left in status("scanning \(uri) for peripherals: \(left) s left") }
+            }
+            countdown.withLock { $0 = task }
+        }
         do {
-            for device in try await transports.discover(on: uri, for: duration, snoopPath: snoopPath) {
+            for device in try await transports.discover(on: uri, for: duration, snoopPath: snoopPath, scanning: scanning) {
                 report.peripherals.append(peripheral(device, hci: uri.description))
             }
         } catch {
             report.problem(.peripherals, "\(uri): \(error.message)")
         }
+        // Waited for, so a tick that was already under way cannot bring the status back.
+        let ticking = countdown.withLock { task -> Task<Void, Never>? in
+            task?.cancel()
+            return task
+        }
+        await ticking?.value
+        status(nil)
     }
 
     func peripheral(_ device: DiscoveredDevice, hci: String) -> ListReport.Peripheral {
@@ -101,7 +125,8 @@ struct ListCommand: Sendable {
         return ListReport.Peripheral(hci: hci, address: device.address.description, name: device.name,
                                      rssi: Int(device.rssi),
                                      services: device.advertisement.allServiceUUIDs.map(\.description),
-                                     driver: claim?.descriptor.id, kind: claim?.descriptor.kind.rawValue, weightKg: weight)
+                                     driver: claim?.descriptor.id, kind: claim?.descriptor.kind.rawValue, weightKg: weight,
+                                     addressType: device.address.kind.rawValue, reason: claim?.reason)
     }
 }
 

@@ -30,7 +30,7 @@ enum ListTable {
         section("Serial ports", report.serialPorts.map { [$0.path] }, empty: "none")
         if !report.peripherals.isEmpty || report.problems.contains(where: { $0.section == .peripherals }) {
             section("BLE peripherals", report.peripherals.map { p in
-                [p.hci, p.address, p.name ?? "(no name)", "\(p.rssi) dBm", p.driver.map { "\($0) (\(p.kind ?? ""))" } ?? "unclaimed",
+                [p.hci, p.address, p.addressType, p.name ?? "(no name)", "\(p.rssi) dBm", claim(p),
                  p.weightKg.map { "\(formatKilograms($0)) kg" } ?? "", p.services.joined(separator: ",")]
             }, empty: "none seen")
         }
@@ -40,6 +40,13 @@ enum ListTable {
             out.append("")
         }
         return out.joined(separator: "\n")
+    }
+
+    /// `mirror: mirror-v1 by manufacturer FFFF data 4D 52`: what it is and why the driver matched.
+    static func claim(_ peripheral: ListReport.Peripheral) -> String {
+        guard let driver = peripheral.driver else { return "unclaimed" }
+        let kind = peripheral.kind.map { "\($0): " } ?? ""
+        return kind + (peripheral.reason ?? driver)
     }
 }
 

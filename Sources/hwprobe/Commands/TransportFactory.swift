@@ -6,6 +6,9 @@ import Transports
 struct TransportFactory: Sendable {
     var bench: SimulatedBench
     var registry = DriverRegistry(drivers: linkedDrivers)
+    /// `-v`: every controller this factory opens reports its events here; on the simulated bench
+    /// the CLI reports what it sees itself (`NarratedScaleTransport`).
+    var log: HostEventLog?
 
     func clock(for uri: DeviceURI) -> any Clock<Duration> {
         if case .sim = uri { return bench.clock }
@@ -18,7 +21,7 @@ struct TransportFactory: Sendable {
         -> (transport: any ScaleTransport, close: @Sendable () async -> Void) {
         switch uri {
         case .sim:
-            return (bench.transport, {})
+            return (log.map { NarratedScaleTransport(base: bench.transport, log: $0) } ?? bench.transport, {})
         case .hci, .tcp, .uart:
             let central = try await central(for: uri, snoopPath: snoopPath)
             return (BLEScaleTransport(central: central, registry: registry), { await central.close() })
@@ -31,7 +34,7 @@ struct TransportFactory: Sendable {
     func central(for uri: DeviceURI, snoopPath: String?) async throws(CLIFailure) -> BLECentral {
         switch uri {
         case .hci, .tcp, .uart:
-            do { return try await BLECentral.open(uri, snoopPath: snoopPath) } catch { throw CLIFailure(error) }
+            do { return try await BLECentral.open(uri, snoopPath: snoopPath, events: log?.handler) } catch { throw CLIFailure(error) }
         case .sim:
             throw CLIFailure(kind: .unsupported, message: "the simulated bench has no controller to open; use tcp:, uart: or hci:")
         default:
@@ -40,13 +43,18 @@ struct TransportFactory: Sendable {
     }
 
     /// Peripherals seen on `uri` for `duration`: the bench's, or a real controller's.
-    func discover(on uri: DeviceURI, for duration: Duration, snoopPath: String?) async throws(CLIFailure) -> [DiscoveredDevice] {
+    /// `scanning` is called once the controller is open, as the `duration` starts.
+    func discover(on uri: DeviceURI, for duration: Duration, snoopPath: String?,
+                  scanning: @Sendable () -> Void = {}) async throws(CLIFailure) -> [DiscoveredDevice] {
         if case .sim = uri {
-            do { return try await Discovery.collect(bench.transport.discover(), for: duration, clock: bench.clock) } catch {
+            let transport: any ScaleTransport = log.map { NarratedScaleTransport(base: bench.transport, log: $0) } ?? bench.transport
+            scanning()
+            do { return try await Discovery.collect(transport.discover(), for: duration, clock: bench.clock) } catch {
                 throw CLIFailure(kind: .device, message: "\(error)")
             }
         }
         let central = try await central(for: uri, snoopPath: snoopPath)
+        scanning()
         do {
             let found = try await Discovery.collect(central.discover(), for: duration, clock: ContinuousClock())
             await central.close()

@@ -4,6 +4,10 @@ import Transports
 /// `hwprobe weigh`: one stable weight from a scale, connected or broadcasting. Stable means the
 /// device's own stable flag where it has one, otherwise two consecutive readings equal within the
 /// resolution (0.005 kg).
+///
+/// It looks for the scale for at most ``scanWindow`` (or `--timeout`, when shorter) and says what
+/// it is doing while it waits: the seconds left of the scan, the connection, each reading while
+/// the scale settles. A device that turns out not to be a scale is refused as soon as it is seen.
 struct WeighCommand: Sendable {
     var console: Console
     var registry: DriverRegistry
@@ -17,6 +21,10 @@ struct WeighCommand: Sendable {
     }
 
     static let resolution = 0.005
+    /// How long weigh looks for the scale before saying it is not there: long enough for a scale
+    /// that advertises only every few seconds, short enough that a wrong address or a scale that
+    /// is off is said within seconds instead of after the whole `--timeout`.
+    static let scanWindow: Duration = .seconds(10)
 
     func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         guard let text = invocation.value("--hci") else { throw CLIFailure(kind: .usage, message: "--hci is required") }
@@ -37,10 +45,18 @@ struct WeighCommand: Sendable {
             seconds = value
         }
         let clock = transports.clock(for: uri)
-        let (transport, close) = try await transports.scaleTransport(for: uri, snoopPath: invocation.value("--btsnoop"))
-        let registry = registry
+        let console = console
+        if uri != .sim { console.status("opening \(uri)…") }
+        let transport: any ScaleTransport
+        let close: @Sendable () async -> Void
+        do { (transport, close) = try await transports.scaleTransport(for: uri, snoopPath: invocation.value("--btsnoop")) } catch {
+            console.status(nil)
+            throw error
+        }
         let outcome = await Self.weigh(on: transport, wanted: wanted, registry: registry, clock: clock,
-                                       deadline: .milliseconds(Int64(seconds * 1000)))
+                                       deadline: .milliseconds(Int64(seconds * 1000)), hci: uri.description,
+                                       status: { console.status($0) }, statusTicks: console.errIsTerminal)
+        console.status(nil)
         await close()
         switch outcome {
         case .success(let report):
@@ -52,14 +68,39 @@ struct WeighCommand: Sendable {
         }
     }
 
-    /// Finds the scale, connects, and waits for a stable reading, all within `deadline`.
+    /// Finds the scale within `scanWindow` (or `deadline`, if shorter), then connects and waits
+    /// for a stable reading until `deadline` (counted from the start) has passed. `status` hears
+    /// what is being waited for; `hci` names the controller in messages.
     static func weigh(on transport: any ScaleTransport, wanted: BLEAddress?, registry: DriverRegistry,
-                      clock: any Clock<Duration>, deadline: Duration) async -> Result<Report, CLIFailure> {
-        await withTaskGroup(of: Result<Report, CLIFailure>.self) { group in
-            group.addTask { await weighWithoutDeadline(on: transport, wanted: wanted, registry: registry) }
+                      clock: any Clock<Duration>, deadline: Duration, scanWindow: Duration = scanWindow,
+                      hci: String = "the controller", status: @escaping @Sendable (String?) -> Void = { _ in },
+                      statusTicks: Bool = true) async -> Result<Report, CLIFailure> {
+        await weighOpened(on: transport, wanted: wanted, registry: registry, clock: clock, deadline: deadline, scanWindow: scanWindow,
+                          hci: hci, status: status, statusTicks: statusTicks)
+    }
+
+    /// The clock opened, so instants can be kept and compared.
+    private static func weighOpened<C: Clock<Duration>>(on transport: any ScaleTransport, wanted: BLEAddress?, registry: DriverRegistry,
+                                                        clock: C, deadline: Duration, scanWindow: Duration, hci: String,
+                                                        status: @escaping @Sendable (String?) -> Void,
+                                                        statusTicks: Bool) async -> Result<Report, CLIFailure> {
+        let start = clock.now
+        let search = Search(wanted: wanted, registry: registry, hci: hci, window: min(scanWindow, deadline), ticking: statusTicks)
+        let chosen: Search.Found
+        switch await search.run(on: transport, clock: clock, status: status) {
+        case .success(let found): chosen = found
+        case .failure(let failure): return .failure(failure)
+        }
+        // What is left of --timeout bounds connecting and settling.
+        let remaining = deadline - start.duration(to: clock.now)
+        let lastReading = Locked<Double?>(nil)
+        return await withTaskGroup(of: Result<Report, CLIFailure>.self) { group in
+            group.addTask { await connectAndSettle(chosen, on: transport, lastReading: lastReading, status: status) }
             group.addTask {
-                try? await clock.sleep(for: deadline)
-                return .failure(CLIFailure(kind: .timedOut, message: "no stable weight within \(deadline)"))
+                try? await clock.sleep(for: remaining)
+                let last = lastReading.value.map { " (the last reading was \(formatKilograms($0)) kg)" } ?? ""
+                return .failure(CLIFailure(kind: .timedOut, message: "no stable weight within \(describe(deadline))\(last): "
+                                           + "stand still on the scale, or give it longer with --timeout"))
             }
             let first = await group.next() ?? .failure(CLIFailure(kind: .timedOut, message: "no stable weight"))
             group.cancelAll()
@@ -67,24 +108,17 @@ struct WeighCommand: Sendable {
         }
     }
 
-    private static func weighWithoutDeadline(on transport: any ScaleTransport, wanted: BLEAddress?,
-                                             registry: DriverRegistry) async -> Result<Report, CLIFailure> {
-        var chosen: (device: DiscoveredDevice, driver: String)?
-        do {
-            for try await device in transport.discover() {
-                if let wanted, device.address.bytes != wanted.bytes { continue }
-                guard let claim = registry.claim(.advertisement(device.advertisement)), claim.descriptor.kind == .scale else { continue }
-                chosen = (device, claim.descriptor.id)
-                break
-            }
-        } catch {
-            return .failure(CLIFailure(kind: .device, message: "scanning failed: \(error)"))
-        }
-        guard let chosen else { return .failure(CLIFailure(kind: .device, message: "no scale found")) }
+    private static func connectAndSettle(_ chosen: Search.Found, on transport: any ScaleTransport, lastReading: Locked<Double?>,
+                                         status: @Sendable (String?) -> Void) async -> Result<Report, CLIFailure> {
+        let device = chosen.device
+        let who = "\(device.name ?? "the scale") (\(device.address))"
+        let broadcasts = chosen.claim.driver is any BroadcastScaleDriver
+        status(broadcasts ? "listening to \(who) for its broadcast readings…" : "connecting to \(who)…")
         let connection: any ScaleConnection
-        do { connection = try await transport.connect(to: chosen.device) } catch {
+        do { connection = try await transport.connect(to: device) } catch {
             return .failure(CLIFailure(kind: .device, message: error.description))
         }
+        if !broadcasts { status("waiting for a reading from \(who)…") }
         var previous: Double?
         for await event in connection.events {
             switch event {
@@ -92,9 +126,15 @@ struct WeighCommand: Sendable {
                 defer { previous = reading.kilograms }
                 let stableByFlag = reading.stable == true
                 let stableByRepeat = reading.stable == nil && previous.map { abs($0 - reading.kilograms) <= resolution + 1e-9 } == true
-                guard stableByFlag || stableByRepeat, !reading.loadRemoved else { continue }
+                guard stableByFlag || stableByRepeat, !reading.loadRemoved else {
+                    if !reading.loadRemoved {
+                        lastReading.withLock { $0 = reading.kilograms }
+                        status("\(formatKilograms(reading.kilograms)) kg, settling…")
+                    }
+                    continue
+                }
                 await connection.disconnect()
-                return .success(Report(address: chosen.device.address.description, driver: chosen.driver,
+                return .success(Report(address: device.address.description, driver: chosen.claim.descriptor.id,
                                        weightKg: (reading.kilograms * 1000).rounded() / 1000, stable: true))
             case .disconnected(let reason):
                 return .failure(CLIFailure(kind: .disconnected, message: "the scale disconnected before a stable reading: \(reason)"))
@@ -103,5 +143,134 @@ struct WeighCommand: Sendable {
             }
         }
         return .failure(CLIFailure(kind: .disconnected, message: "the scale went away before a stable reading"))
+    }
+
+    /// `10 s`, `2.5 s`: how the CLI says a duration to a person.
+    static func describe(_ duration: Duration) -> String {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let tenths = (seconds * 10).rounded() / 10
+        return tenths == tenths.rounded() ? "\(Int(tenths)) s" : "\(tenths) s"
+    }
+}
+
+extension WeighCommand {
+    /// Looking for the scale: the one at `wanted`, or the first one any driver claims as a scale.
+    struct Search: Sendable {
+        struct Found: Sendable {
+            var device: DiscoveredDevice
+            var claim: Claim
+        }
+
+        var wanted: BLEAddress?
+        var registry: DriverRegistry
+        var hci: String
+        var window: Duration
+        /// Whether the countdown ticks each second (on a terminal) or is said once.
+        var ticking: Bool
+
+        /// What discovery saw that was not the scale, for the words when none turns up.
+        private struct Sightings: Sendable {
+            /// The wanted device, seen once without any driver claiming it.
+            var unclaimed: DiscoveredDevice?
+            var others: [BLEAddress: String] = [:]
+        }
+
+        func run<C: Clock<Duration>>(on transport: any ScaleTransport, clock: C,
+                                     status: @escaping @Sendable (String?) -> Void) async -> Result<Found, CLIFailure> {
+            let sightings = Locked(Sightings())
+            let target = wanted.map(\.description) ?? "a scale"
+            return await withTaskGroup(of: Result<Found, CLIFailure>?.self) { group in
+                group.addTask { await discover(on: transport, sightings: sightings) }
+                group.addTask {
+                    guard await Countdown.run(window, on: clock, ticking: ticking, show: { status("scanning \(hci) for \(target): \($0) s left") }) else {
+                        return nil
+                    }
+                    return .failure(sightings.withLock { notFound($0) })
+                }
+                var outcome: Result<Found, CLIFailure> = .failure(CLIFailure(kind: .device, message: "no scale found"))
+                // The discovery ending without an answer (a stream that stops) leaves the window to decide.
+                while let next = await group.next() {
+                    guard let next else { continue }
+                    outcome = next
+                    break
+                }
+                group.cancelAll()
+                return outcome
+            }
+        }
+
+        /// Nil when discovery ended without finding the scale or being cancelled.
+        private func discover(on transport: any ScaleTransport, sightings: Locked<Sightings>) async -> Result<Found, CLIFailure>? {
+            do {
+                for try await device in transport.discover() {
+                    let claim = registry.claim(.advertisement(device.advertisement))
+                    if let wanted, device.address.bytes != wanted.bytes {
+                        sightings.withLock { $0.others[device.address] = Self.describe(device, claim) }
+                        continue
+                    }
+                    if let claim, claim.descriptor.kind == .scale { return .success(Found(device: device, claim: claim)) }
+                    guard wanted != nil else {
+                        sightings.withLock { $0.others[device.address] = Self.describe(device, claim) }
+                        continue
+                    }
+                    if let claim { return .failure(notAScale(device, claimedBy: claim)) }
+                    // Unclaimed: its next report carries the scan response too (discovery merges
+                    // them), which may name the service a driver looks for. Judge it then.
+                    let seenBefore = sightings.withLock { state -> Bool in
+                        defer { state.unclaimed = device }
+                        return state.unclaimed != nil
+                    }
+                    if seenBefore { return .failure(notAScale(device, claimedBy: nil)) }
+                }
+            } catch is CancellationError {
+                return nil
+            } catch {
+                return .failure(CLIFailure(kind: .device, message: "scanning \(hci) failed: \(error)"))
+            }
+            return nil
+        }
+
+        private func notAScale(_ device: DiscoveredDevice, claimedBy claim: Claim?) -> CLIFailure {
+            let named = device.name.map { " (\"\($0)\")" } ?? ""
+            guard let claim else {
+                let services = device.advertisement.allServiceUUIDs.map(\.description)
+                let advertised = services.isEmpty ? "it advertises no service UUIDs" : "it advertises services \(services.joined(separator: ", "))"
+                return CLIFailure(kind: .device, message: "\(device.address)\(named) is not a scale: no driver claims it as a scale "
+                                  + "(\(advertised)); `hwprobe list --hci \(hci)` shows what each peripheral is")
+            }
+            var message = "\(device.address) is \(Self.words(claim.descriptor.kind)) (\(claim.descriptor.id)), not a scale"
+            if claim.descriptor.kind == .mirror {
+                message += ": weigh reads scales; run `hwprobe scan --hci \(hci) --mirror \(device.address)` for the mirror's body scan"
+            } else {
+                message += ": give weigh the address of a scale (`hwprobe list --hci \(hci)` shows them)"
+            }
+            return CLIFailure(kind: .device, message: message)
+        }
+
+        private func notFound(_ sightings: Sightings) -> CLIFailure {
+            if let device = sightings.unclaimed { return notAScale(device, claimedBy: nil) }
+            let within = "within \(WeighCommand.describe(window)) on \(hci)"
+            let seen = sightings.others.values.sorted()
+            let others = seen.isEmpty ? "" : " (seen instead: " + seen.prefix(3).joined(separator: ", ")
+                + (seen.count > 3 ? " and \(seen.count - 3) more" : "") + ")"
+            if let wanted {
+                return CLIFailure(kind: .device, message: "\(wanted) not found: it did not advertise \(within)\(others). Is it switched "
+                                  + "on (many scales wake only when stepped on) and in range? `hwprobe list --hci \(hci)` shows what is advertising")
+            }
+            return CLIFailure(kind: .device, message: "no scale found: none advertised \(within)\(others). Step on the scale to wake "
+                              + "it and try again, or give its address")
+        }
+
+        private static func describe(_ device: DiscoveredDevice, _ claim: Claim?) -> String {
+            "\(device.name ?? device.address.description)" + (claim.map { " (\($0.descriptor.id))" } ?? "")
+        }
+
+        static func words(_ kind: DeviceKind) -> String {
+            switch kind {
+            case .mirror: "a body-scan mirror"
+            case .scale: "a scale"
+            case .hapticPad: "a haptic pad"
+            }
+        }
     }
 }

@@ -36,6 +36,10 @@ struct ListReport: Codable, Equatable, Sendable {
         var driver: String?
         var kind: String?
         var weightKg: Double?
+        /// `public` or `random`: a connection needs it, and the address alone does not say it.
+        var addressType: String
+        /// Why `driver` claimed it (the registry's claim reason), when a driver does.
+        var reason: String?
     }
 
     struct Problem: Codable, Equatable, Sendable {

@@ -8,6 +8,9 @@ public actor ATTBearer {
     private let clock: any Clock<Duration>
     private let timeout: Duration
     private let send: @Sendable ([UInt8]) async throws(BLEError) -> Void
+    /// The connection handle this bearer runs on, named in the events it reports.
+    private let link: UInt16
+    private let events: HostEventHandler?
 
     private struct Outstanding {
         var request: ATTPDU
@@ -24,12 +27,15 @@ public actor ATTBearer {
     public private(set) var notificationsReceived = 0
     public private(set) var malformedPDUs = 0
 
-    /// `send` carries a PDU to the peer. Public only as SPI: the fuzz targets stand in for the
-    /// peer (`@_spi(Fuzzing) import Transports`); everything else gets its bearer from a link.
-    @_spi(Fuzzing) public init(clock: any Clock<Duration>, timeout: Duration,
+    /// `send` carries a PDU to the peer; `events` hears about the MTU, subscriptions and Error
+    /// Responses on `link`. Public only as SPI: the fuzz targets stand in for the peer
+    /// (`@_spi(Fuzzing) import Transports`); everything else gets its bearer from a link.
+    @_spi(Fuzzing) public init(clock: any Clock<Duration>, timeout: Duration, link: UInt16 = 0, events: HostEventHandler? = nil,
                                send: @escaping @Sendable ([UInt8]) async throws(BLEError) -> Void) {
         self.clock = clock
         self.timeout = timeout
+        self.link = link
+        self.events = events
         self.send = send
     }
 
@@ -48,7 +54,9 @@ public actor ATTBearer {
             throw .transport("\(error)")
         }
         if case .errorResponse(let opcode, let handle, let code) = response {
-            throw .att(ATTFailure(code: code, handle: handle, requestOpcode: opcode))
+            let failure = ATTFailure(code: code, handle: handle, requestOpcode: opcode)
+            events?(.attError(link: link, failure))
+            throw .att(failure)
         }
         return response
     }
@@ -64,7 +72,14 @@ public actor ATTBearer {
             throw .protocolError("the answer to Exchange MTU was not an Exchange MTU Response")
         }
         mtu = max(23, min(ours, theirs))
+        events?(.mtuExchanged(link: link, mtu: mtu))
         return mtu
+    }
+
+    /// The GATT client tells the bearer's listener that a CCCD write turned values on.
+    func reportSubscribed(_ characteristic: GATTCharacteristic, indications: Bool) {
+        events?(.subscribed(link: link, characteristic: characteristic.uuid, valueHandle: characteristic.valueHandle,
+                            indications: indications))
     }
 
     /// Values the peer notifies or indicates on this handle.
@@ -134,6 +149,7 @@ public actor ATTBearer {
         case .exchangeMTURequest(let theirs):
             // The peer asks too: answer with ours, and both sides use the smaller.
             mtu = max(23, min(247, theirs))
+            events?(.mtuExchanged(link: link, mtu: mtu))
             try? await send(ATTPDU.exchangeMTUResponse(247).encoded)
         default:
             if pdu.isRequest {

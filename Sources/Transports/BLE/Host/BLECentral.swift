@@ -5,10 +5,14 @@ import HAL
 public struct BLECentral: Sendable {
     public let host: HCIHost
     public let uri: DeviceURI
+    /// Where the stack reports what it does (see `HostEvent`); nil when nobody listens.
+    public let events: HostEventHandler?
 
     /// Opens and initialises the controller; `snoopPath` captures all HCI traffic in btsnoop format.
+    /// `events` hears about the controller, discoveries, connections and ATT on this central.
     public static func open(_ uri: DeviceURI, snoopPath: String? = nil, clock: any Clock<Duration> = ContinuousClock(),
-                            configuration: HCIHost.Configuration = HCIHost.Configuration()) async throws(BLEError) -> BLECentral {
+                            configuration: HCIHost.Configuration = HCIHost.Configuration(),
+                            events: HostEventHandler? = nil) async throws(BLEError) -> BLECentral {
         let stream: any HCIByteStream
         do { stream = try await HCIStreams.open(uri) } catch { throw .link(error) }
         var snoop: BTSnoopWriter?
@@ -18,20 +22,22 @@ public struct BLECentral: Sendable {
                 throw .invalid("cannot write the btsnoop capture \(snoopPath): \(error)")
             }
         }
-        let host = HCIHost(stream: stream, snoop: snoop, clock: clock, configuration: configuration)
+        let host = HCIHost(stream: stream, snoop: snoop, clock: clock, configuration: configuration, events: events)
         do {
             try await host.start()
         } catch {
             await host.close()
             throw error
         }
-        return BLECentral(host: host, uri: uri)
+        events?(.controllerOpened(uri, address: await host.localAddress))
+        return BLECentral(host: host, uri: uri, events: events)
     }
 
     /// Peripherals as they advertise, each report merged with what was seen of it before.
     /// Reports whose advertising data is malformed are skipped, not fatal.
     public func discover() -> AsyncThrowingStream<DiscoveredDevice, any Error> {
         let host = host
+        let events = events
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DiscoveredDevice.self, bufferingPolicy: .bufferingNewest(256))
         let task = Task {
             do {
@@ -44,6 +50,7 @@ public struct BLECentral: Sendable {
                         if report.isScanResponse { device.rssi = earlier.rssi }
                     }
                     seen[report.address] = device
+                    events?(.peripheralSeen(device))
                     continuation.yield(device)
                 }
                 continuation.finish()

@@ -10,11 +10,12 @@ public final class BLEConnection: Sendable {
     private weak let host: HCIHost?
     private let ended = Mutex<(reason: DisconnectReason?, waiters: [AsyncStream<DisconnectReason>.Continuation])>((nil, []))
 
-    init(host: HCIHost, handle: UInt16, peer: BLEAddress, clock: any Clock<Duration>, attTimeout: Duration) {
+    init(host: HCIHost, handle: UInt16, peer: BLEAddress, clock: any Clock<Duration>, attTimeout: Duration,
+         events: HostEventHandler? = nil) {
         self.host = host
         self.handle = handle
         self.peer = peer
-        let bearer = ATTBearer(clock: clock, timeout: attTimeout) { [weak host] payload throws(BLEError) in
+        let bearer = ATTBearer(clock: clock, timeout: attTimeout, link: handle, events: events) { [weak host] payload throws(BLEError) in
             guard let host else { throw .disconnected(.localHostTerminated) }
             try await host.sendL2CAP(handle: handle, channel: L2CAPFrame.att, payload: payload)
         }

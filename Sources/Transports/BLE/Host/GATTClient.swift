@@ -229,8 +229,9 @@ public struct GATTClient: Sendable {
             throw .notFound("the Client Characteristic Configuration of \(characteristic.uuid)")
         }
         let values = await bearer.values(of: characteristic.valueHandle)
-        let bits: [UInt8] = characteristic.properties.contains(.notify) ? [0x01, 0x00] : [0x02, 0x00]
-        try await write(cccd.handle, bits)
+        let notify = characteristic.properties.contains(.notify)
+        try await write(cccd.handle, notify ? [0x01, 0x00] : [0x02, 0x00])
+        await bearer.reportSubscribed(characteristic, indications: !notify)
         return values
     }
 
@@ -240,7 +241,9 @@ public struct GATTClient: Sendable {
         guard let cccd = characteristic.descriptors.first(where: { $0.uuid == GATTCharacteristic.clientConfiguration }) else {
             throw .notFound("the Client Characteristic Configuration of \(characteristic.uuid)")
         }
-        try await write(cccd.handle, characteristic.properties.contains(.notify) ? [0x01, 0x00] : [0x02, 0x00])
+        let notify = characteristic.properties.contains(.notify)
+        try await write(cccd.handle, notify ? [0x01, 0x00] : [0x02, 0x00])
+        await bearer.reportSubscribed(characteristic, indications: !notify)
     }
 
     public func unsubscribe(_ characteristic: GATTCharacteristic) async throws(BLEError) {

@@ -19,6 +19,7 @@ public actor HCIHost {
     private let stream: any HCIByteStream
     private let snoop: BTSnoopWriter?
     private let clock: any Clock<Duration>
+    private let events: HostEventHandler?
 
     private var framer = H4Framer()
     private var reader: Task<Void, Never>?
@@ -63,12 +64,14 @@ public actor HCIHost {
     public var ignoredPackets: Int { otherIgnoredPackets + reassembler.dropped }
     private var otherIgnoredPackets = 0
 
+    /// `events` hears about connections and, through each link's bearer, ATT (see `HostEvent`).
     public init(stream: any HCIByteStream, snoop: BTSnoopWriter? = nil, clock: any Clock<Duration> = ContinuousClock(),
-                configuration: Configuration = Configuration()) {
+                configuration: Configuration = Configuration(), events: HostEventHandler? = nil) {
         self.stream = stream
         self.snoop = snoop
         self.clock = clock
         self.configuration = configuration
+        self.events = events
     }
 
     // MARK: life cycle
@@ -340,6 +343,7 @@ public actor HCIHost {
         if let failure { throw failure }
         guard connectWaiter == nil else { throw .invalid("another connection attempt is in progress") }
         await stopScanning()
+        events?(.connecting(peer))
         let command = HCICommand.leCreateConnection(peer: peer, scanInterval: 0x0060, scanWindow: 0x0060, ownAddressType: 0,
                                                     minInterval: 0x0018, maxInterval: 0x0028, latency: 0, supervisionTimeout: 0x01F4)
         switch try await send(command) {
@@ -368,9 +372,10 @@ public actor HCIHost {
         if complete.status == 0x02 { throw .connectionTimedOut(peer) } // cancelled by our deadline
         guard complete.status == 0 else { throw .connectionFailed(peer, status: complete.status) }
         let connection = BLEConnection(host: self, handle: complete.handle, peer: complete.peer.kind == peer.kind ? complete.peer : peer,
-                                       clock: clock, attTimeout: configuration.attTimeout)
+                                       clock: clock, attTimeout: configuration.attTimeout, events: events)
         connections[complete.handle] = connection
         inFlight[complete.handle] = 0
+        events?(.connected(connection.peer, link: complete.handle))
         return connection
     }
 
@@ -402,6 +407,7 @@ public actor HCIHost {
         let reason = closingLocally.remove(handle) != nil ? .localHostTerminated : reason
         if let connection = connections.removeValue(forKey: handle) {
             connection.linkClosed(reason)
+            events?(.disconnected(link: handle, reason))
         }
         // Packets the controller had not confirmed for this link come back as credits.
         aclCredits = min(aclCredits + (inFlight.removeValue(forKey: handle) ?? 0), Int(aclBufferSize.count))

@@ -58,6 +58,24 @@ public enum ATTPDU: Hashable, Sendable {
     ]
     private static let responseOpcodes: Set<UInt8> = Set(responses.values).union([Opcode.errorResponse])
 
+    /// The name the ATT specification gives an opcode (`Read By Type Request`), for people reading
+    /// an error; opcodes this enum keeps as `unknown` are named by their number.
+    public static func name(ofOpcode opcode: UInt8) -> String {
+        opcodeNames[opcode] ?? "ATT opcode 0x" + PacketWriter.hex(opcode)
+    }
+
+    private static let opcodeNames: [UInt8: String] = [
+        0x01: "Error Response", 0x02: "Exchange MTU Request", 0x03: "Exchange MTU Response",
+        0x04: "Find Information Request", 0x05: "Find Information Response", 0x06: "Find By Type Value Request",
+        0x07: "Find By Type Value Response", 0x08: "Read By Type Request", 0x09: "Read By Type Response",
+        0x0A: "Read Request", 0x0B: "Read Response", 0x0C: "Read Blob Request", 0x0D: "Read Blob Response",
+        0x0E: "Read Multiple Request", 0x0F: "Read Multiple Response", 0x10: "Read By Group Type Request",
+        0x11: "Read By Group Type Response", 0x12: "Write Request", 0x13: "Write Response", 0x16: "Prepare Write Request",
+        0x17: "Prepare Write Response", 0x18: "Execute Write Request", 0x19: "Execute Write Response",
+        0x20: "Read Multiple Variable Request", 0x21: "Read Multiple Variable Response", 0x1B: "Handle Value Notification",
+        0x1D: "Handle Value Indication", 0x1E: "Handle Value Confirmation", 0x52: "Write Command", 0xD2: "Signed Write Command",
+    ]
+
     /// The opcode of the success response to a request, or nil when `opcode` is not a request.
     public static func responseOpcode(forRequest opcode: UInt8) -> UInt8? { responses[opcode] }
 

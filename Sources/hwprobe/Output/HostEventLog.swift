@@ -1,0 +1,96 @@
+import HAL
+import Synchronization
+import Transports
+
+/// `-v`: one line per meaningful event, through `Console.diagnostic` (so a drawn flow can take the
+/// lines over). The host stack reports facts (`HostEvent`); this is where they become words,
+/// including which driver rule claims each peripheral found, which the stack does not know.
+final class HostEventLog: Sendable {
+    private let console: Console
+    private let registry: DriverRegistry
+    /// Peripheral lines already said: discovery reports a device many times a second, and a
+    /// person wants it once, then again only when what it is (its name or claim) changes.
+    private let said = Mutex<Set<String>>([])
+
+    init(console: Console, registry: DriverRegistry) {
+        self.console = console
+        self.registry = registry
+    }
+
+    /// The hook to hand to `BLECentral.open`.
+    var handler: HostEventHandler { { [self] event in record(event) } }
+
+    func record(_ event: HostEvent) {
+        if let line = line(for: event) { console.diagnostic(line) }
+    }
+
+    /// A line the CLI says itself, where there is no host stack to report (the simulated bench).
+    func note(_ line: String) { console.diagnostic(line) }
+
+    func line(for event: HostEvent) -> String? {
+        switch event {
+        case .controllerOpened(let uri, let address):
+            return "controller \(uri) opened" + (address.map { ", address \($0)" } ?? " (it reports no public address)")
+        case .peripheralSeen(let device):
+            let line = Self.found(device, claim: registry.claim(.advertisement(device.advertisement)))
+            let isNew = said.withLock { $0.insert(line).inserted }
+            return isNew ? line : nil
+        case .connecting(let address):
+            return "connecting to \(Self.address(address))"
+        case .connected(let address, let link):
+            return "connected to \(Self.address(address)), handle 0x\(Self.hex16(link))"
+        case .disconnected(let link, let reason):
+            return "link 0x\(Self.hex16(link)) closed: \(reason)"
+        case .mtuExchanged(let link, let mtu):
+            return "link 0x\(Self.hex16(link)): ATT MTU \(mtu)"
+        case .subscribed(let link, let characteristic, let valueHandle, let indications):
+            return "link 0x\(Self.hex16(link)): subscribed to \(indications ? "indications" : "notifications") of "
+                + "\(Self.name(of: characteristic)), handle 0x\(Self.hex16(valueHandle))"
+        case .attError(let link, let failure):
+            return "link 0x\(Self.hex16(link)): ATT error 0x\(Self.hex2(failure.code)) \(ATTErrorCode.describe(failure.code)) "
+                + "for \(ATTPDU.name(ofOpcode: failure.requestOpcode)) (opcode 0x\(Self.hex2(failure.requestOpcode))), "
+                + "handle 0x\(Self.hex16(failure.handle))"
+                + (failure.code == ATTErrorCode.attributeNotFound && Self.discoveryOpcodes.contains(failure.requestOpcode)
+                   ? ": the end of a discovery, as the protocol has it" : "")
+        }
+    }
+
+    /// `found C0:FF:EE:00:4F:2A (random) "Mirror 4F2A" -50 dBm: mirror-v1 by service …`
+    static func found(_ device: DiscoveredDevice, claim: Claim?) -> String {
+        var line = "found \(address(device.address))"
+        if let name = device.name { line += " \"\(name)\"" }
+        line += " \(device.rssi) dBm: "
+        if let claim { return line + claim.reason }
+        let services = device.advertisement.allServiceUUIDs.map(\.description)
+        return line + "no driver claims it" + (services.isEmpty ? "" : " (services \(services.joined(separator: ", ")))")
+    }
+
+    static func address(_ address: BLEAddress) -> String { "\(address) (\(address.kind.rawValue))" }
+
+    /// Discovery walks a range until the peer answers Attribute Not Found: that answer is normal.
+    static let discoveryOpcodes: Set<UInt8> = [0x04, 0x06, 0x08, 0x10]
+
+    /// A characteristic's name where the Bluetooth SIG or our profiles give it one, with its UUID.
+    static func name(of uuid: BluetoothUUID) -> String {
+        guard let name = characteristicNames[uuid] else { return uuid.description }
+        return "\(name) (\(uuid))"
+    }
+
+    private static let characteristicNames: [BluetoothUUID: String] = [
+        BluetoothUUID(0x2A00): "Device Name", BluetoothUUID(0x2A01): "Appearance", BluetoothUUID(0x2A05): "Service Changed",
+        BluetoothUUID(0x2A19): "Battery Level", BluetoothUUID(0x2A9B): "Body Composition Feature",
+        BluetoothUUID(0x2A9C): "Body Composition Measurement", BluetoothUUID(0x2A9D): "Weight Measurement",
+        BluetoothUUID(0x2A9E): "Weight Scale Feature",
+        // mirror-gatt-v1.md
+        MirrorGATT.uuid(0x02): "mirror deviceInfo", MirrorGATT.uuid(0x03): "mirror init", MirrorGATT.uuid(0x04): "mirror scanToken",
+        MirrorGATT.uuid(0x05): "mirror scanState", MirrorGATT.uuid(0x06): "mirror scale", MirrorGATT.uuid(0x07): "mirror alignment",
+        MirrorGATT.uuid(0x08): "mirror control", MirrorGATT.uuid(0x09): "mirror result",
+    ]
+
+    static func hex2(_ byte: UInt8) -> String {
+        let text = String(byte, radix: 16, uppercase: true)
+        return text.count == 1 ? "0" + text : text
+    }
+
+    static func hex16(_ value: UInt16) -> String { hex2(UInt8(value >> 8)) + hex2(UInt8(value & 0xFF)) }
+}
