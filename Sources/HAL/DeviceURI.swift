@@ -10,7 +10,12 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
     case evdev(path: String)
     case log
     case bell
-    case sim
+    /// The built-in simulated bench; its `options` (`sim:?fault=…&backup=…`) pick what goes
+    /// wrong on it, so a person can try how a flow behaves when a device misbehaves.
+    case sim(options: [String: String])
+
+    /// `sim:` with nothing going wrong.
+    public static var simulatedBench: DeviceURI { .sim(options: [:]) }
 
     public enum Family: String, Sendable { case hci, camera, haptics, any }
 
@@ -21,6 +26,11 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
         case .usb, .hidraw, .evdev, .log, .bell: .haptics
         case .sim: .any
         }
+    }
+
+    public var isSimulated: Bool {
+        if case .sim = self { return true }
+        return false
     }
 
     public init(parsing text: String) throws(DeviceURIError) {
@@ -92,11 +102,13 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
             self = .evdev(path: body)
         case "log": self = .log
         case "bell": self = .bell
-        case "sim": self = .sim
+        case "sim":
+            guard body.isEmpty else { throw .malformed(text, "expected sim: or sim:?OPTION=VALUE") }
+            self = .sim(options: Dictionary(query, uniquingKeysWith: { _, last in last }))
         default:
             throw .unknownScheme(String(scheme))
         }
-        if case .uart = self {} else if case .file = self {} else if !query.isEmpty {
+        if case .uart = self {} else if case .file = self {} else if case .sim = self {} else if !query.isEmpty {
             throw .malformed(text, "this kind of device takes no ?options")
         }
     }
@@ -114,7 +126,8 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
         case .evdev(let path): "evdev:\(path)"
         case .log: "log:"
         case .bell: "bell:"
-        case .sim: "sim:"
+        case .sim(let options):
+            "sim:" + (options.isEmpty ? "" : "?" + options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&"))
         }
     }
 

@@ -183,7 +183,7 @@ import Testing
         await #expect(throws: CameraError.notFound("/nonexistent.y4m")) {
             _ = try await CameraSources.open(.file(path: "/nonexistent.y4m", paced: true), clock: clock)
         }
-        let error = await #expect(throws: CameraError.self) { _ = try await CameraSources.open(.sim, clock: clock) }
+        let error = await #expect(throws: CameraError.self) { _ = try await CameraSources.open(.simulatedBench, clock: clock) }
         #expect(error?.description.contains("sim: (cameras are v4l2:/dev/videoN or file:PATH.y4m)") == true)
     }
 }

@@ -16,7 +16,7 @@ import Testing
         #expect(try DeviceURI(parsing: "evdev:/dev/input/event5") == .evdev(path: "/dev/input/event5"))
         #expect(try DeviceURI(parsing: "log:") == .log)
         #expect(try DeviceURI(parsing: "bell:") == .bell)
-        #expect(try DeviceURI(parsing: "sim:") == .sim)
+        #expect(try DeviceURI(parsing: "sim:") == .simulatedBench)
     }
 
     @Test func printsBackWhatItParsed() throws {

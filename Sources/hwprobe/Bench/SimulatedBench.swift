@@ -8,9 +8,16 @@ struct SimulatedBench: Sendable {
     let mirror: FakeMirror
     let scale: FakeScale
 
-    init(clock: any Clock<Duration> = ContinuousClock(), mirrorScript: MirrorScript = MirrorScript()) {
+    let scenario: SimulatedScenario
+
+    init(clock: any Clock<Duration> = ContinuousClock(), mirrorScript: MirrorScript = MirrorScript(),
+         scenario: SimulatedScenario = SimulatedScenario()) {
         self.clock = clock
-        mirror = FakeMirror(script: mirrorScript, clock: clock)
+        self.scenario = scenario
+        var script = mirrorScript
+        if let fault = scenario.fault { script.fault = fault }
+        if let battery = scenario.batteryPercent { script.info.batteryPercent = battery }
+        mirror = FakeMirror(script: script, clock: clock)
         let scaleDevice = DiscoveredDevice(
             address: BLEAddress(bytes: [0xD4, 0x12, 0x3A, 0x00, 0x18, 0x1D], kind: .public)!, rssi: -61,
             advertisement: Advertisement(flags: 0x06, localName: "Bench Scale", serviceUUIDs: [BluetoothUUID(0x181D)]))
@@ -24,10 +31,32 @@ struct SimulatedBench: Sendable {
     /// The bench camera's view: the codes of a backup made with the demo's password, out of order,
     /// with a repeat and a stray code. Made when asked for (it costs one key derivation).
     var backupCodes: FakeCodeSource {
-        let texts = Self.demoBackupCodes.map { codes in
-            [codes[2], codes[0], codes[0]] + ["https://example.com/not-a-backup"] + Array(codes[3...]) + [codes[1]]
-        } ?? []
+        let codes = Self.demoBackupCodes ?? []
+        let texts: [String]
+        var batches: [[DecodedSymbol]]?
+        switch scenario.backup {
+        case .complete:
+            texts = codes.count == 4 ? [codes[2], codes[0], codes[0], "https://example.com/not-a-backup", codes[3], codes[1]] : []
+        case .damaged:
+            // Code 2 of 4 again, with other bytes (a code of another print of the backup, say).
+            let forged = (try? VB1Code(parsing: codes.count == 4 ? codes[1] : "")).flatMap {
+                try? VB1Code(id: $0.id, index: $0.index, count: $0.count, data: $0.data.map { $0 ^ 0x5A }).text
+            }
+            texts = codes.count == 4 ? [codes[0], codes[1], forged ?? "", codes[2]] : []
+        case .short:
+            texts = codes.count == 4 ? [codes[2], codes[0]] : []
+        case .none:
+            texts = []
+            batches = Array(repeating: [], count: 100_000)
+        }
+        if let batches { return FakeCodeSource(batches: batches, interval: .milliseconds(700), clock: clock) }
         return FakeCodeSource(texts: texts, interval: .milliseconds(700), clock: clock)
+    }
+
+    /// The bench as a `sim:` URI asks for it: the same clock, the scenario its options name.
+    func configured(for uri: DeviceURI) throws(CLIFailure) -> SimulatedBench {
+        guard case .sim(let options) = uri, !options.isEmpty else { return self }
+        return SimulatedBench(clock: clock, scenario: try SimulatedScenario(options: options))
     }
 
     static let demoBackupCodes: [String]? = {

@@ -34,6 +34,7 @@ struct ImportCommand: Sendable {
         }
         let uri: DeviceURI
         uri = try DeviceURIArgument.parse(cameraText, option: "--camera")
+        let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
         let requestedIdleLimit = try Self.idleLimit(invocation)
         let force = invocation.has("--force")
         try OutputTarget.check(out, replacing: force)
@@ -46,7 +47,6 @@ struct ImportCommand: Sendable {
         if !unattended && !questions.isInteractive() && person == nil {
             throw CLIFailure(kind: .usage, message: "import asks for the password: run it in a terminal, or pass --password-file")
         }
-        let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
         let motion = MotionSettings(reduceMotion: invocation.has("--reduce-motion"))
         let terminal = person == nil ? TerminalSession.forProcess(console: console, wantsKeys: !unattended) : nil
         let presenter = FlowPresenter(console: console, sink: sink, noColorFlag: invocation.has("--no-color"),
@@ -59,7 +59,7 @@ struct ImportCommand: Sendable {
         presenter.start()
 
         // 1. The codes.
-        let clock: any Clock<Duration> = uri == .sim ? bench.clock : ContinuousClock()
+        let clock: any Clock<Duration> = uri.isSimulated ? bench.clock : ContinuousClock()
         let scan: ScanEnd
         do {
             scan = try await scanCodes(from: uri, clock: clock, motion: motion, unattended: unattended,
@@ -214,7 +214,7 @@ struct ImportCommand: Sendable {
     private func codeSource(for uri: DeviceURI, clock: any Clock<Duration>) async throws(CLIFailure) -> any CodeSource {
         switch uri {
         case .sim:
-            return bench.backupCodes
+            return try bench.configured(for: uri).backupCodes
         case .file, .v4l2:
             let decoder = try Self.decoder()
             do {

@@ -96,7 +96,7 @@ struct ListCommand: Sendable {
         let clock = transports.clock(for: uri)
         // The countdown only shows the time left; the scan keeps its own deadline and ends the wait.
         let countdown = Locked<Task<Void, Never>?>(nil)
-        if uri != .sim { status("opening \(uri)…") }
+        if !uri.isSimulated { status("opening \(uri)…") }
         let scanning: @Sendable () -> Void = {
             let task = Task {
                 _ = await Countdown.run(duration, on: clock, ticking: ticks) { left in status("scanning \(uri) for peripherals: \(left) s left") }

@@ -21,6 +21,7 @@ struct TransportFactory: Sendable {
         -> (transport: any ScaleTransport, close: @Sendable () async -> Void) {
         switch uri {
         case .sim:
+            let bench = try bench.configured(for: uri)
             return (log.map { NarratedScaleTransport(base: bench.transport, log: $0) } ?? bench.transport, {})
         case .hci, .tcp, .uart:
             let central = try await central(for: uri, snoopPath: snoopPath)
@@ -47,6 +48,7 @@ struct TransportFactory: Sendable {
     func discover(on uri: DeviceURI, for duration: Duration, snoopPath: String?,
                   scanning: @Sendable () -> Void = {}) async throws(CLIFailure) -> [DiscoveredDevice] {
         if case .sim = uri {
+            let bench = try bench.configured(for: uri)
             let transport: any ScaleTransport = log.map { NarratedScaleTransport(base: bench.transport, log: $0) } ?? bench.transport
             scanning()
             do { return try await Discovery.collect(transport.discover(), for: duration, clock: bench.clock) } catch {

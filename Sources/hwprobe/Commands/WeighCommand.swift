@@ -46,7 +46,7 @@ struct WeighCommand: Sendable {
         }
         let clock = transports.clock(for: uri)
         let console = console
-        if uri != .sim { console.status("opening \(uri)…") }
+        if !uri.isSimulated { console.status("opening \(uri)…") }
         let transport: any ScaleTransport
         let close: @Sendable () async -> Void
         do { (transport, close) = try await transports.scaleTransport(for: uri, snoopPath: invocation.value("--btsnoop")) } catch {

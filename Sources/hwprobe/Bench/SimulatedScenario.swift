@@ -1,0 +1,66 @@
+import HAL
+
+/// What goes wrong on the simulated bench: `sim:?fault=…&at=…&code=…&backup=…`. The bench is
+/// where a person tries how hwprobe behaves before a real device misbehaves, and where tests
+/// drive the flows' failure paths end to end. A mirror fault strikes once in the mirror's life,
+/// so Try Again after it succeeds, as it would after a real hiccup.
+struct SimulatedScenario: Hashable, Sendable {
+    var fault: MirrorFault?
+    var batteryPercent: UInt8?
+    var backup = BackupView.complete
+
+    /// What the bench camera shows.
+    enum BackupView: String, CaseIterable, Hashable, Sendable {
+        /// Every code of the demo backup, out of order, with a repeat and a stray code.
+        case complete
+        /// Two codes, then a third that contradicts the second: the set is damaged.
+        case damaged
+        /// Two of the four codes, then the camera stops.
+        case short
+        /// Frames with nothing to read, for ever.
+        case none
+    }
+
+    static let faults = ["disconnect", "error", "silence", "step-off-early", "no-scale", "never-aligned",
+                         "never-steps-on", "never-steps-off", "low-battery"]
+    static let keys: Set<String> = ["fault", "at", "code", "backup"]
+
+    init() {}
+
+    init(options: [String: String]) throws(CLIFailure) {
+        if let unknown = options.keys.sorted().first(where: { !Self.keys.contains($0) }) {
+            throw Self.usage("unknown sim: option '\(unknown)'")
+        }
+        let phaseName = options["at"] ?? MirrorPhase.scanning.rawValue
+        guard let phase = MirrorPhase(rawValue: phaseName) else {
+            throw Self.usage("at=\(phaseName) is no phase of a scan (one of \(MirrorPhase.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if let name = options["fault"] {
+            switch name {
+            case "disconnect": fault = .disconnect(in: phase, after: .milliseconds(300))
+            case "error":
+                let text = options["code"] ?? "1"
+                guard let code = UInt8(text), code > 0 else { throw Self.usage("code=\(text) is no mirror error code (1–6, or up to 255)") }
+                fault = .error(MirrorErrorCode(code: code), in: phase, after: .milliseconds(300))
+            case "silence": fault = .silence(in: phase)
+            case "step-off-early": fault = .stepOffEarly(atProgress: 40)
+            case "no-scale": fault = .scaleNeverPresent
+            case "never-aligned": fault = .neverAligned
+            case "never-steps-on": fault = .personNeverStepsOn
+            case "never-steps-off": fault = .personNeverStepsOff
+            case "low-battery": batteryPercent = 12
+            default: throw Self.usage("fault=\(name) is not one the bench knows (one of \(Self.faults.joined(separator: ", ")))")
+            }
+        }
+        if let view = options["backup"] {
+            guard let parsed = BackupView(rawValue: view) else {
+                throw Self.usage("backup=\(view) is not one the bench knows (one of \(BackupView.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            backup = parsed
+        }
+    }
+
+    static func usage(_ why: String) -> CLIFailure {
+        CLIFailure(kind: .usage, message: "\(why); e.g. sim:?fault=disconnect&at=scanning or sim:?backup=damaged")
+    }
+}
