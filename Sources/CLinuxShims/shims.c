@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -245,6 +246,14 @@ int hal_signal_to_pipe(int signo, int write_fd) {
 }
 
 int hal_pipe_nonblocking(int ends[2]) { return result(pipe2(ends, O_CLOEXEC | O_NONBLOCK)); }
+
+int hal_signal_unblock(int signo) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signo);
+    int rc = pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    return rc == 0 ? 0 : -rc;
+}
 
 int hal_signal_default(int signo) {
     struct sigaction action;

@@ -43,6 +43,11 @@ public final class SignalPipe: Sendable {
         _ = Glibc.write(writeEnd.rawValue, &byte, 1)
     }
 
+    /// Lets `signals` reach the calling thread (see `hal_signal_unblock`).
+    public static func unblock(_ signals: [Int32]) {
+        for signal in signals { _ = hal_signal_unblock(signal) }
+    }
+
     /// Back to the default action for `signal`.
     public static func restoreDefault(_ signal: Int32) { _ = hal_signal_default(signal) }
     /// Ignore `signal` altogether.

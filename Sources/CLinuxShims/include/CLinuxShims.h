@@ -91,6 +91,9 @@ extern const uint32_t HAL_HCI_UP_FLAG_BIT;
 int hal_signal_to_pipe(int signo, int write_fd);
 /// pipe2(O_CLOEXEC | O_NONBLOCK): both ends close on exec and never block.
 int hal_pipe_nonblocking(int ends[2]);
+/// Unblocks `signo` for the calling thread (threads made by a dispatch worker inherit a mask that
+/// blocks nearly everything, and a thread-directed signal would then stay pending for ever).
+int hal_signal_unblock(int signo);
 /// Puts `signo` back to the default action (SIG_DFL).
 int hal_signal_default(int signo);
 /// Ignores `signo` (SIG_IGN).

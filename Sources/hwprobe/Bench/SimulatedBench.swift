@@ -38,11 +38,14 @@ struct SimulatedBench: Sendable {
         case .complete:
             texts = codes.count == 4 ? [codes[2], codes[0], codes[0], "https://example.com/not-a-backup", codes[3], codes[1]] : []
         case .damaged:
-            // Code 2 of 4 again, with other bytes (a code of another print of the backup, say).
+            // Code 2 of 4 again, with other bytes (a code of another print of the backup, say);
+            // then the whole set a few times over, so that starting over can succeed.
             let forged = (try? VB1Code(parsing: codes.count == 4 ? codes[1] : "")).flatMap {
                 try? VB1Code(id: $0.id, index: $0.index, count: $0.count, data: $0.data.map { $0 ^ 0x5A }).text
             }
-            texts = codes.count == 4 ? [codes[0], codes[1], forged ?? "", codes[2]] : []
+            texts = codes.count == 4 ? [codes[0], codes[1], forged ?? ""] + Array([[String]](repeating: codes, count: 6).joined()) : []
+        case .slow:
+            texts = Self.slowBackupCodes ?? []
         case .short:
             texts = codes.count == 4 ? [codes[2], codes[0]] : []
         case .none:
@@ -58,6 +61,15 @@ struct SimulatedBench: Sendable {
         guard case .sim(let options) = uri, !options.isEmpty else { return self }
         return SimulatedBench(clock: clock, scenario: try SimulatedScenario(options: options))
     }
+
+    /// The demo backup made with a costly derivation (64 MiB, p = 16: seconds, not a tenth of
+    /// one), so there is time to cancel while it runs. Made when first asked for.
+    static let slowBackupCodes: [String]? = {
+        guard let container = try? VB1Container.write(plaintext: Array(DemoCommand.sampleVault.utf8), password: DemoCommand.password,
+                                                      parameters: ScryptParameters(logN: 16, r: 8, p: 16)),
+              let codes = try? VB1Code.split(container: container.bytes, into: 4) else { return nil }
+        return codes.map(\.text)
+    }()
 
     static let demoBackupCodes: [String]? = {
         guard let container = try? VB1Container.write(plaintext: Array(DemoCommand.sampleVault.utf8), password: DemoCommand.password,

@@ -19,6 +19,8 @@ struct SimulatedScenario: Hashable, Sendable {
         case short
         /// Frames with nothing to read, for ever.
         case none
+        /// The demo backup made with a costly key derivation (seconds), to cancel while it runs.
+        case slow
     }
 
     static let faults = ["disconnect", "error", "silence", "step-off-early", "no-scale", "never-aligned",

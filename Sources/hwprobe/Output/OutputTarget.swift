@@ -34,7 +34,15 @@ enum OutputTarget {
         let directory = directory(of: path)
         let probe = directory + "/.hwprobe-out-check.\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw failure(errno, path: path, directory: directory) }
+        guard fd >= 0 else {
+            let code = errno
+            var info = stat()
+            // ENOENT for a directory that is there: a file system that takes no new files (/proc, /sys).
+            if code == ENOENT, stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                throw CLIFailure(kind: .permission, message: "--out \(path): \(directory) takes no new files (a virtual file system?): choose a directory on a disk")
+            }
+            throw failure(code, path: path, directory: directory)
+        }
         close(fd)
         unlink(probe)
     }

@@ -44,6 +44,8 @@ final class SignalHandling: Sendable {
         guard let signals = try? SignalPipe(routing: Self.routed) else { return }
         pipe.withLock { $0 = signals }
         let thread = Thread { [self] in
+            // This thread stops the process for Ctrl-Z with raise(), which must reach it.
+            SignalPipe.unblock([SIGTSTP])
             while true {
                 guard let signal = signals.next(timeoutMilliseconds: -1) else { continue }
                 handle(signal)
