@@ -218,6 +218,7 @@ extension BodyScanFlowTests {
         #expect(alignment == [.alignScale, .confirmAlignment, .alignScale, .confirmAlignment])
         #expect(harness.log.events.filter { if case .entered = $0 { true } else { false } }.count == outcome.states.count,
                 "one entered event per state")
+        #expect(harness.log.events.contains(.waiting(for: "the scale", limit: .seconds(60))), "the wait for the scale, with its deadline")
     }
 
     /// A new reading while settling restarts the wait; a reading that is not lined up holds the

@@ -21,8 +21,13 @@ struct FlowEventTests {
         }
     }
 
-    static func events(_ outputs: [FlowOutput]) -> [FlowEvent] {
-        outputs.compactMap { if case .event(let event) = $0 { event } else { nil } }
+    /// The events, without the `waiting` ones (tests of those ask for them).
+    static func events(_ outputs: [FlowOutput], waiting: Bool = false) -> [FlowEvent] {
+        outputs.compactMap { output -> FlowEvent? in
+            guard case .event(let event) = output else { return nil }
+            if case .waiting = event, !waiting { return nil }
+            return event
+        }
     }
 
     /// Frames keep coming but none brings a new code: the scan ends at the idle limit, which
@@ -42,8 +47,12 @@ struct FlowEventTests {
         #expect(await run.value == .timedOut(scanned: 2, of: 3))
         // Code 2 arrived at 1.0 s; the limit ran out a second later, not a second after code 1.
         #expect(clock.now.offset == .seconds(2))
-        let events = Self.events(await Kit.all(flow.outputs))
-        #expect(events == [.idleDeadlinePassed(scanned: 2, of: 3)])
+        let outputs = await Kit.all(flow.outputs)
+        #expect(Self.events(outputs) == [.idleDeadlinePassed(scanned: 2, of: 3)])
+        // The wait is said at the start and again with each new code.
+        #expect(Self.events(outputs, waiting: true).filter { if case .waiting = $0 { true } else { false } }
+                == [.waiting(for: "a backup code", limit: .seconds(1)), .waiting(for: "the next code", limit: .seconds(1)),
+                    .waiting(for: "the next code", limit: .seconds(1))])
     }
 
     @Test func theLimitDoesNotRunOutEarly() async {

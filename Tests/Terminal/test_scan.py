@@ -11,6 +11,8 @@ def test_a_whole_scan_with_realign_chosen_by_arrows_then_confirm(run):
     t.wait_for("Is the scale lined up?")
     assert t.focused() == "Confirm", "the first action is focused when a screen appears"
     assert "←/→ move · Enter Confirm · Esc quit" in t.hints()
+    # A wait with a deadline says what it waits for and how long is left.
+    t.wait_for(re.compile(r"waiting for your answer: \d+ s left"))
     t.press("right")
     t.wait_for(lambda t: t.focused() == "Re-align")
     assert "Enter Re-align" in t.hints()
@@ -20,8 +22,10 @@ def test_a_whole_scan_with_realign_chosen_by_arrows_then_confirm(run):
     t.wait_for("Is the scale lined up?")
     assert t.focused() == "Confirm"
     t.press("enter")
+    t.wait_for(re.compile(r"waiting for the scan to progress: \d+ s left"), timeout=40)
     t.wait_for("Scan complete", timeout=40)
     assert "72.35 kg · 18.4 % body fat" in t.text()
+    assert "s left" not in t.text(), "nothing is waited for on the end screen"
     assert t.focused() == "Done"
     assert "Enter Done" in t.hints()
     t.press("enter")

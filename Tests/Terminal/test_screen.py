@@ -5,7 +5,7 @@ import re
 import signal
 import subprocess
 
-from terminal import assert_sane_modes, base_environment, hwprobe_binary
+from terminal import Terminal, assert_sane_modes, base_environment, hwprobe_binary
 
 
 def centred_column(width: int, text: str) -> int:
@@ -103,3 +103,19 @@ def test_scan_with_a_mirror_address_without_its_type(run):
                             capture_output=True, text=True, env=base_environment(), timeout=60)
     assert result.returncode == 0, result.stderr
     assert '"outcome":"complete"' in result.stdout.replace(" ", "")
+
+
+def test_keys_work_when_only_the_output_is_piped(run):
+    # stdin is the terminal, stdout a pipe: one line per screen, with the keys said under it.
+    t = Terminal(["/bin/bash", "-c", f"'{hwprobe_binary()}' scan --hci sim: | cat; echo EXIT=${{PIPESTATUS[0]}}"])
+    try:
+        t.wait_for("keys: ←/→ move · Enter Confirm · Esc quit", timeout=30)
+        assert "\x1b[?1049h" not in t.output.decode("utf-8", "replace"), "nothing is drawn into a pipe"
+        t.press("right")
+        t.wait_for("keys: ←/→ move · Enter Re-align · Esc quit")
+        t.press("left", "enter")
+        t.wait_for("keys: Enter Done · Esc quit", timeout=40)
+        t.press("enter")
+        t.wait_for("EXIT=0", timeout=10)
+    finally:
+        t.close()

@@ -105,6 +105,16 @@ struct DriverPeerTests {
         #expect(json["result"]?["pointCount"]?.number == 412_388)
     }
 
+    /// A mirror with a random address, named on the command line without its type (as people
+    /// copy addresses from a list or a label): it must be found, not missed as a public one.
+    @Test func scanFindsARandomAddressMirrorNamedWithoutItsType() async throws {
+        let peer = try await SharedPeers.shared.peer(Self.mirrorPeer + ["--random"])
+        #expect(peer.address.kind == .random)
+        let result = await run(["scan", "--hci", peer.tcp.description, "--mirror", peer.address.description, "--yes", "--json"])
+        #expect(result.code == 0, "\(result.err.suffix(600))")
+        #expect(try JSONShape.parse(result.out)["outcome"]?.string == "complete")
+    }
+
     struct Fault: Sendable, CustomTestStringConvertible {
         var command: [String: String]
         var reason: String

@@ -263,7 +263,7 @@ final class ScanAttempt {
 
         enter(.selectMirror, BodyScanScreens.pickMirror(mirrors))
         var picked: DiscoveredDevice?
-        try await wait(in: .selectMirror, deadlines.pickMirror) { input in
+        try await wait(in: .selectMirror, deadlines.pickMirror, for: "your choice") { input in
             if case .user(.pick(let address)) = input, let device = found[address] {
                 picked = device
                 return .done
@@ -329,7 +329,7 @@ final class ScanAttempt {
             enter(.confirmAlignment, BodyScanScreens.confirmAlignment())
             var confirmed = configuration.autoAnswer
             if !confirmed {
-                try await wait(in: .confirmAlignment, deadlines.confirm) { input in
+                try await wait(in: .confirmAlignment, deadlines.confirm, for: "your answer") { input in
                     switch input {
                     case .user(.confirm): confirmed = true; return .done
                     case .user(.realign): return .done
@@ -412,7 +412,7 @@ final class ScanAttempt {
 
     /// Handles inputs until `handle` says done. Disconnection, a mirror error, the person
     /// cancelling and this wait's deadline end the attempt from any wait.
-    private func wait(in state: BodyScanState, _ deadline: Deadline?,
+    private func wait(in state: BodyScanState, _ deadline: Deadline?, for words: String? = nil,
                       _ handle: (ScanInput) throws(Stop) -> Step) async throws(Stop) {
         var warnTimer: Int?
         var failTimer: Int?
@@ -421,6 +421,7 @@ final class ScanAttempt {
             if let deadline {
                 warnTimer = schedule(after: deadline.warning)
                 failTimer = schedule(after: deadline.failure)
+                output.yield(.event(.waiting(for: words ?? Self.waitingWords(state), limit: deadline.failure)))
             }
         }
         arm()
@@ -608,7 +609,16 @@ final class ScanAttempt {
     }
 
     func timedOut(_ state: BodyScanState, what: String? = nil) -> BodyScanFailure {
-        let stateWords: String = switch state {
+        let stateWords = Self.waitingWords(state)
+        if state == .connecting && what == nil {
+            return failure(.notFound, "Nothing that looks like a body-scan mirror answered.", "Switch the mirror on, move closer and try again.", state: state)
+        }
+        return failure(.timedOut, "Gave up waiting for \(what ?? stateWords).", "Check the mirror and the scale, then try again.", state: state)
+    }
+
+    /// What a state waits for, in words that follow "waiting for".
+    static func waitingWords(_ state: BodyScanState) -> String {
+        switch state {
         case .connecting: "a mirror"
         case .selectMirror: "a mirror to be chosen"
         case .waitForScale: "the scale"
@@ -622,10 +632,6 @@ final class ScanAttempt {
         case .processing: "the model to be built"
         case .complete, .failed: "the mirror"
         }
-        if state == .connecting && what == nil {
-            return failure(.notFound, "Nothing that looks like a body-scan mirror answered.", "Switch the mirror on, move closer and try again.", state: state)
-        }
-        return failure(.timedOut, "Gave up waiting for \(what ?? stateWords).", "Check the mirror and the scale, then try again.", state: state)
     }
 
     func refusal(_ error: ScaleError, in state: BodyScanState) -> BodyScanFailure {

@@ -267,6 +267,7 @@ public final class BackupImportFlow: Sendable {
         let generation = s.idleGeneration
         let task = Self.timer(on: clock, after: idleLimit) { [weak self] in self?.idleTimerFired(generation: generation) }
         s.idleTimer = (generation, task)
+        output.yield(.event(.waiting(for: s.collector.currentCount == nil ? "a backup code" : "the next code", limit: idleLimit)))
     }
 
     /// Fires `action` once `delay` has passed since now — the deadline is fixed here, not when the

@@ -4,6 +4,9 @@ import HAL
 /// words may change; a caller that needs to know "the password was refused" or "the set is
 /// damaged" reads these instead of comparing rendered text.
 public enum FlowEvent: Hashable, Sendable {
+    /// A wait began (or began again after progress): what it waits for, in words that follow
+    /// "waiting for", and how long it lasts before the flow gives up.
+    case waiting(for: String, limit: Duration)
     /// The body scan entered a state (the same names `hwprobe scan --json` reports).
     case entered(BodyScanState)
     /// The password field takes input now; `attempt` is the number the next submit will be

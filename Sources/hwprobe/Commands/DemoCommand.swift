@@ -19,7 +19,7 @@ struct DemoCommand: Sendable {
         let motion = MotionSettings(reduceMotion: invocation.has("--reduce-motion"))
         let presenter = FlowPresenter(console: console, sink: nil, noColorFlag: invocation.has("--no-color"),
                                       verbose: invocation.has("--verbose"), json: false, logCues: true,
-                                      terminal: TerminalSession.forProcess(console: console, wantsKeys: false))
+                                      terminal: TerminalSession.forProcess(console: console, wantsKeys: false), clock: bench.clock)
         // Ctrl-C ends whichever flow is running; the demo then stops with exit 130.
         let cancelPhase = Locked<@Sendable () -> Void>({})
         let interrupt = SignalHandling.shared.onInterrupt { cancelPhase.withLock { $0 }() }

@@ -51,7 +51,8 @@ struct ImportCommand: Sendable {
         let terminal = person == nil ? TerminalSession.forProcess(console: console, wantsKeys: !unattended) : nil
         let presenter = FlowPresenter(console: console, sink: sink, noColorFlag: invocation.has("--no-color"),
                                       verbose: invocation.has("--verbose"), json: invocation.wantsJSON,
-                                      interactive: !unattended, terminal: terminal, person: person)
+                                      interactive: !unattended, terminal: terminal, person: person,
+                                      clock: uri.isSimulated ? bench.clock : ContinuousClock())
         // One way to cancel for the whole command: whichever phase runs is cancelled.
         let cancelPhase = Locked<@Sendable () -> Void>({})
         let interrupt = SignalHandling.shared.onInterrupt { cancelPhase.withLock { $0 }() }

@@ -63,7 +63,7 @@ struct ScanCommand: Sendable {
         let terminal = person == nil ? TerminalSession.forProcess(console: console, wantsKeys: interactive) : nil
         let presenter = FlowPresenter(console: console, sink: sink, noColorFlag: invocation.has("--no-color"),
                                       verbose: invocation.has("--verbose"), json: invocation.wantsJSON,
-                                      interactive: interactive, terminal: terminal, person: person)
+                                      interactive: interactive, terminal: terminal, person: person, clock: transports.clock(for: uri))
         let ending = AsyncStream.makeStream(of: EndChoice.self)
         presenter.setControls(.init(choose: { id in
             switch id {

@@ -30,6 +30,9 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     private let display: Display
     /// For tests: the keys a scripted person presses when each screen appears.
     private let person: (@Sendable (Screen) -> [Key])?
+    /// The flows' clock, for counting down what they wait for.
+    private let clock: (any Clock<Duration>)?
+    private let countdown = Locked<Task<Void, Never>?>(nil)
 
     private enum Display {
         /// The alternate screen of a terminal.
@@ -94,8 +97,9 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     ///   - person: for tests, the keys a scripted person presses as each screen appears.
     init(console: Console, sink: (any HapticSink)?, noColorFlag: Bool, verbose: Bool, json: Bool,
          logCues: Bool = false, interactive: Bool = false, terminal: TerminalSession? = nil,
-         person: (@Sendable (Screen) -> [Key])? = nil) {
+         person: (@Sendable (Screen) -> [Key])? = nil, clock: (any Clock<Duration>)? = nil) {
         self.console = console
+        self.clock = clock
         self.verbose = verbose
         self.logCues = logCues
         self.interactive = interactive || person != nil
@@ -178,7 +182,10 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                 }
                 s.screen = screen
                 guard case .lines = display else { return nil }
-                return s.renderer.line(for: displayed(screen, in: s))
+                let line = s.renderer.line(for: displayed(screen, in: s))
+                // With keys but no drawing (stdout piped), the keys are said under the line.
+                guard interactive, person == nil, !line.isEmpty else { return line }
+                return line + "  keys: " + keyHints(for: screen, focus: s.focus, controls: s.controls) + "\n"
             }
             if let line { emitLine(line) } else { repaint() }
             for key in person?(screen) ?? [] { press(key) }
@@ -187,6 +194,10 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             cues.yield(cue)
         case .announcement(let announcement):
             if verbose { console.diagnostic("» \(announcement.text)") }
+        case .event(.waiting(let what, let limit)):
+            countDown(what, limit: limit)
+        case .event(.entered), .event(.idleDeadlinePassed), .event(.sourceEnded):
+            countDown(nil, limit: .zero)
         case .event:
             break
         }
@@ -211,6 +222,32 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         if changed { repaint() }
     }
 
+    /// While a flow waits with a deadline, the status line says for what and how long is left,
+    /// once a second on the flow's clock (hwprobe-cli.md: any wait over a second says so).
+    private func countDown(_ what: String?, limit: Duration) {
+        guard drawsScreen else { return }
+        let previous = countdown.withLock { task -> Task<Void, Never>? in
+            defer { task = nil }
+            return task
+        }
+        previous?.cancel()
+        guard let what, let clock else {
+            status(nil)
+            return
+        }
+        let task = Task { [weak self] in
+            var left = limit
+            while left > .zero, !Task.isCancelled {
+                let seconds = Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up))
+                self?.status("waiting for \(what): \(seconds) s left")
+                let step = min(left, .seconds(1))
+                guard (try? await clock.sleep(for: step)) != nil else { return }
+                left -= step
+            }
+        }
+        countdown.withLock { $0 = task }
+    }
+
     /// Waits for queued cues to finish playing, then gives the terminal back and prints the log
     /// lines and the last screen as they stood (without actions nobody can press any more).
     func finish() async {
@@ -221,6 +258,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     /// Gives the terminal back (idempotent); see ``finish()``.
     func close() {
+        countdown.withLock { $0 }?.cancel()
         let drawn = drawsScreen
         let ending = state.withLock { s -> (transcript: [LogLine], last: [String])? in
             guard !s.closed else { return nil }
@@ -324,7 +362,12 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         }
         switch deed {
         case .none: break
-        case .repaint: repaint()
+        case .repaint:
+            if drawsScreen { repaint() } else if person == nil, let screen = lastScreen, !Self.choiceIDs(screen.content).isEmpty {
+                // Line mode: say where the focus went.
+                let focus = state.withLock { $0.focus }
+                emitLine("  keys: " + keyHints(for: screen, focus: focus, controls: controls) + "\n")
+            }
         case .choose(let id): controls.choose(id)
         case .submit(var password):
             controls.submitPassword(password)
