@@ -255,18 +255,14 @@ int hal_signal_unblock(int signo) {
     return rc == 0 ? 0 : -rc;
 }
 
-int hal_signal_default(int signo) {
+static int set_action(int signo, void (*handler)(int)) {
     struct sigaction action;
     memset(&action, 0, sizeof action);
-    action.sa_handler = SIG_DFL;
+    action.sa_handler = handler;
     sigemptyset(&action.sa_mask);
     return result(sigaction(signo, &action, NULL));
 }
 
-int hal_signal_ignore(int signo) {
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = SIG_IGN;
-    sigemptyset(&action.sa_mask);
-    return result(sigaction(signo, &action, NULL));
-}
+int hal_signal_default(int signo) { return set_action(signo, SIG_DFL); }
+
+int hal_signal_ignore(int signo) { return set_action(signo, SIG_IGN); }

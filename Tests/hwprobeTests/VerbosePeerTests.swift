@@ -10,7 +10,7 @@ import Transports
 @Suite(.serialized, .exclusivePeer, .enabled(if: peerAvailable, "no bumble venv: run scripts/setup-peers (CI does)"))
 struct VerbosePeerTests {
     /// The same peer process DriverPeerTests uses for the mirror.
-    static let mirrorPeer = ["--profile", "mirror", "--speed", "10"]
+    static let mirrorPeer = DriverPeerTests.mirrorPeer
 
     func run(_ arguments: [String]) async -> TimedRun { await TimedRun.run(arguments) }
 
