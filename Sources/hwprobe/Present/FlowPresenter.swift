@@ -32,7 +32,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     private let person: (@Sendable (Screen) -> [Key])?
     /// The flows' clock, for counting down what they wait for.
     private let clock: (any Clock<Duration>)?
-    private let countdown = Locked<Task<Void, Never>?>(nil)
+    private let countdown = Mutex<(generation: Int, task: Task<Void, Never>?)>((0, nil))
 
     private enum Display {
         /// The alternate screen of a terminal.
@@ -226,26 +226,43 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     /// once a second on the flow's clock (hwprobe-cli.md: any wait over a second says so).
     private func countDown(_ what: String?, limit: Duration) {
         guard drawsScreen else { return }
-        let previous = countdown.withLock { task -> Task<Void, Never>? in
-            defer { task = nil }
-            return task
+        // Each countdown has a generation; a tick of an older one (already past its cancellation
+        // check) can then never write over what replaced it.
+        let generation = countdown.withLock { current -> Int in
+            current.task?.cancel()
+            current.generation += 1
+            current.task = nil
+            return current.generation
         }
-        previous?.cancel()
         guard let what, let clock else {
-            status(nil)
+            tick(generation, nil)
             return
         }
         let task = Task { [weak self] in
             var left = limit
             while left > .zero, !Task.isCancelled {
                 let seconds = Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up))
-                self?.status("waiting for \(what): \(seconds) s left")
+                self?.tick(generation, "waiting for \(what): \(seconds) s left")
                 let step = min(left, .seconds(1))
                 guard (try? await clock.sleep(for: step)) != nil else { return }
                 left -= step
             }
         }
-        countdown.withLock { $0 = task }
+        countdown.withLock { current in
+            if current.generation == generation { current.task = task } else { task.cancel() }
+        }
+    }
+
+    /// The countdown's status line, if `generation` is still the current countdown.
+    private func tick(_ generation: Int, _ line: String?) {
+        let current = countdown.withLock { $0.generation == generation }
+        guard current else { return }
+        let changed = state.withLock { s -> Bool in
+            guard countdown.withLock({ $0.generation == generation }), s.status != line else { return false }
+            s.status = line
+            return true
+        }
+        if changed { repaint() }
     }
 
     /// Waits for queued cues to finish playing, then gives the terminal back and prints the log
@@ -258,7 +275,10 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     /// Gives the terminal back (idempotent); see ``finish()``.
     func close() {
-        countdown.withLock { $0 }?.cancel()
+        countdown.withLock { current in
+            current.generation += 1
+            current.task?.cancel()
+        }
         let drawn = drawsScreen
         let ending = state.withLock { s -> (transcript: [LogLine], last: [String])? in
             guard !s.closed else { return nil }
