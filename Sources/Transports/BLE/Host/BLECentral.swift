@@ -15,6 +15,14 @@ public struct BLECentral: Sendable {
                             events: HostEventHandler? = nil) async throws(BLEError) -> BLECentral {
         let stream: any HCIByteStream
         do { stream = try await HCIStreams.open(uri) } catch { throw .link(error) }
+        return try await open(stream: stream, uri: uri, snoopPath: snoopPath, clock: clock, configuration: configuration, events: events)
+    }
+
+    /// The same over a stream already open: the in-process virtual controller, or a test's.
+    public static func open(stream: any HCIByteStream, uri: DeviceURI, snoopPath: String? = nil,
+                            clock: any Clock<Duration> = ContinuousClock(),
+                            configuration: HCIHost.Configuration = HCIHost.Configuration(),
+                            events: HostEventHandler? = nil) async throws(BLEError) -> BLECentral {
         var snoop: BTSnoopWriter?
         if let snoopPath {
             do { snoop = try BTSnoopWriter(path: snoopPath) } catch {
