@@ -32,6 +32,8 @@ let package = Package(
         fuzzTarget("acl-l2cap", [transports]),
         fuzzTarget("att", [transports]),
         fuzzTarget("gatt", [transports, hal]),
+        // The host core as a state machine: credits, ACL scheduling, ATT transactions, cancellation.
+        fuzzTarget("host", [transports, hal]),
         // USB: the string descriptors a device sends.
         fuzzTarget("usb", [transports]),
         // What the scale and mirror drivers read from characteristics and advertisements.

@@ -180,7 +180,7 @@ func ourRound(peer: PeerProcess, peerPID: Int32?, options: Options) async throws
         }
         let values = try await connection.gatt.subscribe(characteristic)
         let count = options.count
-        let before = await connection.bearer.notificationsReceived
+        let before = connection.bearer.notificationsReceived
 
         let peerCPUBefore = peerPID.flatMap { processCPUSeconds(pid: $0) }
         let cpuBefore = processCPUSeconds()
@@ -222,7 +222,7 @@ func ourRound(peer: PeerProcess, peerPID: Int32?, options: Options) async throws
         let cpu = processCPUSeconds() - cpuBefore
         let peerCPUAfter = peerPID.flatMap { processCPUSeconds(pid: $0) }
         let answer = try await command.value
-        let arrived = await connection.bearer.notificationsReceived - before
+        let arrived = connection.bearer.notificationsReceived - before
 
         let received = Double(reception.received)
         figures["received"] = received

@@ -25,7 +25,7 @@ final class MirrorConnection: ScaleConnection {
                          MirrorValues.scale, MirrorValues.alignment, MirrorValues.control, MirrorValues.result] where found[uuid] == nil {
                 throw ScaleError.unsupported("the mirror lacks characteristic \(uuid)")
             }
-            let notifications = await link.bearer.notifications()
+            let notifications = link.bearer.notifications()
             let connection = MirrorConnection(device: device, link: link, characteristics: found, notifications: notifications)
             for uuid in [MirrorValues.scanState, MirrorValues.scale, MirrorValues.alignment] {
                 if let characteristic = found[uuid] { try await link.gatt.enableNotifications(characteristic) }

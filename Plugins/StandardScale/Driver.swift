@@ -42,7 +42,7 @@ extension StandardScaleDriver: GATTScaleDriver {
         }
         do {
             // Listen before subscribing so no indication sent right after the CCCD write is missed.
-            let notifications = await connection.bearer.notifications()
+            let notifications = connection.bearer.notifications()
             let weight = try await measurementCharacteristic(
                 Self.weightMeasurement, feature: Self.weightScaleFeature, in: Self.weightScaleService, on: connection)
             let composition = try await measurementCharacteristic(

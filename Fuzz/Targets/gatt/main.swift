@@ -63,7 +63,7 @@ runFuzzer(flags: ["-detect_leaks=0"]) { bytes in
     let peer = ScriptedPeer(answers: answers)
     let bearer = ATTBearer(clock: ManualClock(), timeout: .seconds(30)) { pdu throws(BLEError) in
         guard let bearer = peer.bearer.withLock({ $0 }) else { return }
-        for answer in peer.answer(pdu) { await bearer.receive(answer) }
+        for answer in peer.answer(pdu) { bearer.receive(answer) }
     }
     peer.bearer.withLock { $0 = bearer }
     let gatt = GATTClient(bearer: bearer)

@@ -29,8 +29,10 @@ import Testing
 
     @Test func aCharacteristicAtHandleZeroEndsDiscoveryWithAnErrorNotATrap() async throws {
         let peer = ScriptedGATTPeer(input: Self.characteristicDeclaredAtHandleZero)
-        await #expect(throws: BLEError.protocolError("characteristic discovery got handle 0x0000 where only "
-                                                     + "0x0003–0x0010 could come next (handles must rise inside the range asked for)")) {
+        // A service starting at handle 0 (no attribute has handle 0) is refused before its
+        // characteristics are asked for.
+        await #expect(throws: BLEError.protocolError("service discovery got the group 0x0000–0x0010 where only groups from 0x0001 "
+                                                     + "could come next (services must follow one another without overlapping)")) {
             try await peer.client.discoverAll()
         }
     }
@@ -69,7 +71,7 @@ final class ScriptedGATTPeer: Sendable {
                 defer { state.next += 1 }
                 return (state.bearer, state.answers[min(state.next, state.answers.count - 1)])
             }
-            await bearer?.receive(answer)
+            bearer?.receive(answer)
         }
         script.state.withLock { $0.bearer = bearer }
         client = GATTClient(bearer: bearer)

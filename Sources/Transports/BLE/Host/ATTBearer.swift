@@ -1,52 +1,112 @@
 import HAL
+import Synchronization
 
 /// The ATT bearer of one link, client side: one request outstanding at a time, each with the
 /// 30-second transaction timeout; notifications and indications (confirmed) go to subscribers.
 /// After a transaction timeout the bearer is dead, as the ATT specification requires.
-public actor ATTBearer {
-    public private(set) var mtu: UInt16 = 23
-    private let clock: any Clock<Duration>
+///
+/// The protocol state is a value (`ATTClientTransactions`) behind a lock, so the host hands each
+/// received PDU over synchronously, where its bytes arrive, and a notification reaches its
+/// subscriber in one hop. PDUs go out through one ordered outbox. A caller whose task is
+/// cancelled gets `BLEError.cancelled` at once; the request it made stays outstanding until the
+/// peer answers (no second request may go out before), and the next caller's request follows.
+public final class ATTBearer: Sendable {
+    let clock: any Clock<Duration>
     private let timeout: Duration
-    private let send: @Sendable ([UInt8]) async throws(BLEError) -> Void
     /// The connection handle this bearer runs on, named in the events it reports.
     private let link: UInt16
     private let events: HostEventHandler?
+    private let outbox: AsyncStream<[UInt8]>.Continuation
+    private let sender: Task<Void, Never>
 
-    private struct Outstanding {
-        var request: ATTPDU
-        var continuation: CheckedContinuation<ATTPDU, any Error>
-        var timer: Task<Void, Never>
+    private struct State {
+        var transactions: ATTClientTransactions
+        var waiters: [Int: CheckedContinuation<ATTPDU, any Error>] = [:]
+        /// Ids handed out whose continuation is not registered yet, and those of them whose
+        /// caller was cancelled in that moment.
+        var unregistered: Set<Int> = []
+        var cancelledEarly: Set<Int> = []
+        var nextID = 0
+        /// The timer of the outstanding request; a newer generation makes an older firing moot.
+        var timer: (generation: Int, task: Task<Void, Never>)?
+        var timerGeneration = 0
+        var subscribers: [UInt16: [AsyncStream<[UInt8]>.Continuation]] = [:]
+        var everything: [AsyncStream<ATTNotification>.Continuation] = []
+        var notificationsReceived = 0
     }
-    private var outstanding: Outstanding?
-    private var queue: [(request: ATTPDU, continuation: CheckedContinuation<ATTPDU, any Error>)] = []
-    private var closed: BLEError?
-    private var subscribers: [UInt16: [AsyncStream<[UInt8]>.Continuation]] = [:]
-    private var everything: [AsyncStream<ATTNotification>.Continuation] = []
 
-    /// Counters for tests and benchmarks.
-    public private(set) var notificationsReceived = 0
-    public private(set) var malformedPDUs = 0
+    private let state: Mutex<State>
+
+    /// Values kept per subscriber while it is slow; each is at most ATT_MTU − 3 bytes.
+    static let subscriberBuffer = 1024
 
     /// `send` carries a PDU to the peer; `events` hears about the MTU, subscriptions and Error
     /// Responses on `link`. Public only as SPI: the fuzz targets stand in for the peer
     /// (`@_spi(Fuzzing) import Transports`); everything else gets its bearer from a link.
     @_spi(Fuzzing) public init(clock: any Clock<Duration>, timeout: Duration, link: UInt16 = 0, events: HostEventHandler? = nil,
-                               send: @escaping @Sendable ([UInt8]) async throws(BLEError) -> Void) {
+                               preferredMTU: UInt16 = 247, send: @escaping @Sendable ([UInt8]) async throws(BLEError) -> Void) {
         self.clock = clock
         self.timeout = timeout
         self.link = link
         self.events = events
-        self.send = send
+        state = Mutex(State(transactions: ATTClientTransactions(preferredMTU: preferredMTU)))
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        outbox = continuation
+        let closeOnFailure = ClosingHook()
+        sender = Task {
+            for await bytes in stream {
+                do throws(BLEError) { try await send(bytes) } catch {
+                    closeOnFailure.fire(error)
+                }
+            }
+        }
+        closeOnFailure.set { [weak self] error in self?.close(error) }
     }
 
-    /// Sends a request and returns its response; an Error Response throws `.att`.
+    deinit {
+        outbox.finish()
+        sender.cancel()
+    }
+
+    public var mtu: UInt16 { state.withLock { $0.transactions.mtu } }
+    /// Counters for tests and benchmarks.
+    public var notificationsReceived: Int { state.withLock { $0.notificationsReceived } }
+    /// PDUs dropped as malformed, unexpected or longer than the MTU.
+    public var malformedPDUs: Int { state.withLock { $0.transactions.malformed + $0.transactions.oversized } }
+    /// Whether the bearer still serves requests.
+    public var isOpen: Bool { state.withLock { $0.transactions.closed == nil } }
+
+    /// Sends a request and returns its response; an Error Response throws `.att`, a cancelled
+    /// caller `.cancelled`.
     public func request(_ pdu: ATTPDU) async throws(BLEError) -> ATTPDU {
-        if let closed { throw closed }
+        let id = state.withLock { s -> Int in
+            s.nextID += 1
+            s.unregistered.insert(s.nextID)
+            return s.nextID
+        }
         let response: ATTPDU
         do {
-            response = try await withCheckedThrowingContinuation { continuation in
-                queue.append((pdu, continuation))
-                Task { await self.pump() }
+            response = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ATTPDU, any Error>) in
+                    let outcome = state.withLock { s -> Result<ATTPDU?, BLEError> in
+                        s.unregistered.remove(id)
+                        if s.cancelledEarly.remove(id) != nil { return .failure(.cancelled) }
+                        do throws(BLEError) {
+                            let now = try s.transactions.submit(id, pdu)
+                            s.waiters[id] = continuation
+                            if now != nil { armTimer(in: &s) }
+                            return .success(now)
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                    switch outcome {
+                    case .success(let now): if let now { outbox.yield(now.encoded) }
+                    case .failure(let error): continuation.resume(throwing: error)
+                    }
+                }
+            } onCancel: {
+                cancel(id)
             }
         } catch let error as BLEError {
             throw error
@@ -63,15 +123,15 @@ public actor ATTBearer {
 
     /// A PDU that expects no answer (Write Command).
     public func command(_ pdu: ATTPDU) async throws(BLEError) {
-        if let closed { throw closed }
-        try await send(pdu.encoded)
+        if let closed = state.withLock({ $0.transactions.closed }) { throw closed }
+        outbox.yield(pdu.encoded)
     }
 
     public func exchangeMTU(_ ours: UInt16) async throws(BLEError) -> UInt16 {
-        guard case .exchangeMTUResponse(let theirs) = try await request(.exchangeMTURequest(ours)) else {
+        guard case .exchangeMTUResponse = try await request(.exchangeMTURequest(ours)) else {
             throw .protocolError("the answer to Exchange MTU was not an Exchange MTU Response")
         }
-        mtu = max(23, min(ours, theirs))
+        let mtu = mtu
         events?(.mtuExchanged(link: link, mtu: mtu))
         return mtu
     }
@@ -84,137 +144,130 @@ public actor ATTBearer {
 
     /// Values the peer notifies or indicates on this handle.
     public func values(of handle: UInt16) -> AsyncStream<[UInt8]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(1024))
-        if closed != nil {
-            continuation.finish()
-        } else {
-            subscribers[handle, default: []].append(continuation)
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(Self.subscriberBuffer))
+        let open = state.withLock { s -> Bool in
+            guard s.transactions.closed == nil else { return false }
+            s.subscribers[handle, default: []].append(continuation)
+            return true
         }
+        if !open { continuation.finish() }
         return stream
-    }
-
-    private func pump() async {
-        guard outstanding == nil, closed == nil, !queue.isEmpty else { return }
-        let next = queue.removeFirst()
-        let clock = clock
-        let timeout = timeout
-        let timer = Task { [weak self] in
-            guard (try? await clock.sleep(for: timeout)) != nil else { return }
-            await self?.transactionTimedOut()
-        }
-        outstanding = Outstanding(request: next.request, continuation: next.continuation, timer: timer)
-        do {
-            try await send(next.request.encoded)
-        } catch {
-            finishOutstanding(.failure(error))
-        }
-    }
-
-    private func finishOutstanding(_ result: Result<ATTPDU, BLEError>) {
-        guard let current = outstanding else { return }
-        outstanding = nil
-        current.timer.cancel()
-        current.continuation.resume(with: result.mapError { $0 as any Error })
-        Task { await self.pump() }
-    }
-
-    private func transactionTimedOut() {
-        guard let current = outstanding else { return }
-        close(.attTimedOut(describe(current.request)))
-    }
-
-    /// A PDU from the peer.
-    @_spi(Fuzzing) public func receive(_ bytes: [UInt8]) async {
-        guard closed == nil else { return }
-        let pdu: ATTPDU
-        do {
-            pdu = try ATTPDU(parsing: bytes)
-        } catch {
-            malformedPDUs += 1
-            // A garbled answer to our request ends that request with a clear error; anything else is dropped.
-            if let current = outstanding, let opcode = bytes.first,
-               opcode == 0x01 || opcode == ATTPDU.responseOpcode(forRequest: current.request.opcode) {
-                finishOutstanding(.failure(.protocolError("malformed ATT response: \(error)")))
-            }
-            return
-        }
-        switch pdu {
-        case .handleValueNotification(let handle, let value):
-            notificationsReceived += 1
-            deliver(value, to: handle)
-        case .handleValueIndication(let handle, let value):
-            notificationsReceived += 1
-            deliver(value, to: handle)
-            try? await send(ATTPDU.handleValueConfirmation.encoded)
-        case .exchangeMTURequest(let theirs):
-            // The peer asks too: answer with ours, and both sides use the smaller.
-            mtu = max(23, min(247, theirs))
-            events?(.mtuExchanged(link: link, mtu: mtu))
-            try? await send(ATTPDU.exchangeMTUResponse(247).encoded)
-        default:
-            if pdu.isRequest {
-                // We serve no attributes.
-                let code: UInt8 = [0x04, 0x06, 0x08, 0x10].contains(pdu.opcode) ? 0x0A : 0x06
-                try? await send(ATTPDU.errorResponse(requestOpcode: pdu.opcode, handle: 0, code: code).encoded)
-            } else if pdu.isResponse, let current = outstanding {
-                if case .errorResponse(let requestOpcode, _, _) = pdu, requestOpcode != current.request.opcode {
-                    malformedPDUs += 1
-                    return
-                }
-                if case .errorResponse = pdu {} else if ATTPDU.responseOpcode(forRequest: current.request.opcode) != pdu.opcode {
-                    malformedPDUs += 1
-                    return
-                }
-                finishOutstanding(.success(pdu))
-            } else {
-                malformedPDUs += 1
-            }
-        }
     }
 
     /// Every notification and indication of the link, whatever its handle, in the order they came:
     /// for drivers whose characteristics tell one story together.
     public func notifications() -> AsyncStream<ATTNotification> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ATTNotification.self, bufferingPolicy: .bufferingNewest(1024))
-        if closed != nil { continuation.finish() } else { everything.append(continuation) }
+        let (stream, continuation) = AsyncStream.makeStream(of: ATTNotification.self, bufferingPolicy: .bufferingNewest(Self.subscriberBuffer))
+        let open = state.withLock { s -> Bool in
+            guard s.transactions.closed == nil else { return false }
+            s.everything.append(continuation)
+            return true
+        }
+        if !open { continuation.finish() }
         return stream
     }
 
-    private func deliver(_ value: [UInt8], to handle: UInt16) {
-        for subscriber in subscribers[handle] ?? [] { subscriber.yield(value) }
-        for subscriber in everything { subscriber.yield(ATTNotification(handle: handle, value: value)) }
+    /// A PDU from the peer, handed over where it arrived (the host's receive path, or a fuzz
+    /// target's stand-in peer).
+    @_spi(Fuzzing) public func receive(_ bytes: [UInt8]) {
+        var answer: (CheckedContinuation<ATTPDU, any Error>, Result<ATTPDU, BLEError>)?
+        var mtuChanged: UInt16?
+        let sends = state.withLock { s -> [ATTPDU] in
+            let sentBefore = s.transactions.requestsSent
+            let (receipt, sends) = s.transactions.receive(bytes)
+            switch receipt {
+            case .response(let id, let pdu):
+                if let waiter = s.waiters.removeValue(forKey: id) { answer = (waiter, .success(pdu)) }
+            case .failure(let id, let error):
+                if let waiter = s.waiters.removeValue(forKey: id) { answer = (waiter, .failure(error)) }
+            case .notification(let handle, let value), .indication(let handle, let value):
+                s.notificationsReceived += 1
+                for subscriber in s.subscribers[handle] ?? [] { subscriber.yield(value) }
+                if !s.everything.isEmpty {
+                    let notification = ATTNotification(handle: handle, value: value)
+                    for subscriber in s.everything { subscriber.yield(notification) }
+                }
+            case .mtuChanged(let mtu):
+                mtuChanged = mtu
+            case .dropped:
+                break
+            }
+            // The outstanding request was answered, or the next one went out: its own timer.
+            if s.transactions.outstanding == nil || s.transactions.requestsSent != sentBefore {
+                disarmTimer(in: &s)
+                if s.transactions.outstanding != nil { armTimer(in: &s) }
+            }
+            return sends
+        }
+        for pdu in sends { outbox.yield(pdu.encoded) }
+        if let (waiter, result) = answer { waiter.resume(with: result.mapError { $0 as any Error }) }
+        if let mtuChanged { events?(.mtuExchanged(link: link, mtu: mtuChanged)) }
     }
 
     /// Fails everything outstanding and every later request with `error`.
     func close(_ error: BLEError) {
-        guard closed == nil else { return }
-        closed = error
-        if let current = outstanding {
-            outstanding = nil
-            current.timer.cancel()
-            current.continuation.resume(throwing: error)
+        let (waiters, lists) = state.withLock { s -> ([CheckedContinuation<ATTPDU, any Error>], ([AsyncStream<[UInt8]>.Continuation], [AsyncStream<ATTNotification>.Continuation])) in
+            _ = s.transactions.close(error)
+            disarmTimer(in: &s)
+            let waiters = Array(s.waiters.values)
+            s.waiters = [:]
+            let subscribers = s.subscribers.values.flatMap { $0 }
+            let everything = s.everything
+            s.subscribers = [:]
+            s.everything = []
+            return (waiters, (subscribers, everything))
         }
-        for waiting in queue { waiting.continuation.resume(throwing: error) }
-        queue = []
-        for list in subscribers.values { for subscriber in list { subscriber.finish() } }
-        subscribers = [:]
-        for subscriber in everything { subscriber.finish() }
-        everything = []
+        for waiter in waiters { waiter.resume(throwing: error) }
+        for subscriber in lists.0 { subscriber.finish() }
+        for subscriber in lists.1 { subscriber.finish() }
+        outbox.finish()
     }
 
-    private func describe(_ pdu: ATTPDU) -> String {
-        switch pdu {
-        case .exchangeMTURequest: "Exchange MTU"
-        case .readRequest(let handle): "Read of handle 0x\(hex16(handle))"
-        case .readBlobRequest(let handle, _): "Read Blob of handle 0x\(hex16(handle))"
-        case .writeRequest(let handle, _): "Write of handle 0x\(hex16(handle))"
-        case .readByGroupTypeRequest: "service discovery"
-        case .readByTypeRequest: "characteristic discovery"
-        case .findInformationRequest: "descriptor discovery"
-        case .findByTypeValueRequest: "service discovery by UUID"
-        default: "ATT request 0x\(hex(pdu.opcode))"
+    // MARK: cancellation and the transaction timer
+
+    private func cancel(_ id: Int) {
+        let waiter = state.withLock { s -> CheckedContinuation<ATTPDU, any Error>? in
+            guard let waiter = s.waiters.removeValue(forKey: id) else {
+                if s.unregistered.contains(id) { s.cancelledEarly.insert(id) }
+                return nil
+            }
+            _ = s.transactions.cancel(id)
+            return waiter
         }
+        waiter?.resume(throwing: BLEError.cancelled)
     }
+
+    private func armTimer(in s: inout State) {
+        s.timerGeneration += 1
+        let generation = s.timerGeneration
+        let clock = clock
+        let timeout = timeout
+        let task = Task { [weak self] in
+            guard (try? await clock.sleep(for: timeout)) != nil else { return }
+            self?.timerFired(generation)
+        }
+        s.timer = (generation, task)
+    }
+
+    private func disarmTimer(in s: inout State) {
+        s.timer?.task.cancel()
+        s.timer = nil
+    }
+
+    private func timerFired(_ generation: Int) {
+        let current = state.withLock { s -> BLEError? in
+            guard s.timer?.generation == generation, let outstanding = s.transactions.outstanding else { return nil }
+            return .attTimedOut(ATTClientTransactions.describe(outstanding.request))
+        }
+        if let current { close(current) }
+    }
+}
+
+/// The sender's way back to the bearer that owns it, set once the bearer exists.
+private final class ClosingHook: Sendable {
+    private let hook = Mutex<(@Sendable (BLEError) -> Void)?>(nil)
+    func set(_ action: @escaping @Sendable (BLEError) -> Void) { hook.withLock { $0 = action } }
+    func fire(_ error: BLEError) { hook.withLock { $0 }?(error) }
 }
 
 /// A value the peer pushed, with the handle it belongs to.

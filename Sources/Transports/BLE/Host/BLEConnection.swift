@@ -4,18 +4,22 @@ import Synchronization
 /// One LE link to a peripheral: its ATT bearer and GATT client, and how it ended.
 public final class BLEConnection: Sendable {
     public let handle: UInt16
+    /// This link among all the host made: handles are reused, serials never.
+    public let serial: Int
     public let peer: BLEAddress
     public let bearer: ATTBearer
     public let gatt: GATTClient
     private weak let host: HCIHost?
     private let ended = Mutex<(reason: DisconnectReason?, waiters: [AsyncStream<DisconnectReason>.Continuation])>((nil, []))
 
-    init(host: HCIHost, handle: UInt16, peer: BLEAddress, clock: any Clock<Duration>, attTimeout: Duration,
-         events: HostEventHandler? = nil) {
+    init(host: HCIHost, serial: Int, handle: UInt16, peer: BLEAddress, clock: any Clock<Duration>, attTimeout: Duration,
+         preferredMTU: UInt16 = 247, events: HostEventHandler? = nil) {
         self.host = host
+        self.serial = serial
         self.handle = handle
         self.peer = peer
-        let bearer = ATTBearer(clock: clock, timeout: attTimeout, link: handle, events: events) { [weak host] payload throws(BLEError) in
+        let bearer = ATTBearer(clock: clock, timeout: attTimeout, link: handle, events: events,
+                               preferredMTU: preferredMTU) { [weak host] payload throws(BLEError) in
             guard let host else { throw .disconnected(.localHostTerminated) }
             try await host.sendL2CAP(handle: handle, channel: L2CAPFrame.att, payload: payload)
         }
@@ -41,7 +45,7 @@ public final class BLEConnection: Sendable {
     }
 
     public func disconnect() async {
-        await host?.disconnect(handle: handle)
+        await host?.disconnect(self)
     }
 
     func linkClosed(_ reason: DisconnectReason) {
@@ -55,6 +59,6 @@ public final class BLEConnection: Sendable {
             waiter.yield(reason)
             waiter.finish()
         }
-        Task { await bearer.close(.disconnected(reason)) }
+        bearer.close(.disconnected(reason))
     }
 }

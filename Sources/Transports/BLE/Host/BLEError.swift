@@ -20,6 +20,10 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
     case notFound(String)
     case invalid(String)
     case notInitialized
+    /// The caller's task was cancelled while it waited; what it started was cleaned up.
+    case cancelled
+    /// Something with an overall deadline (discovering a whole database) took longer.
+    case deadlineExceeded(String, Duration)
     /// The controller could not be reached at all (no kernel support, no permission, busy, nothing listening).
     case link(HCILinkError)
 
@@ -37,6 +41,8 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notFound(let what): "\(what) not found"
         case .invalid(let why): why
         case .notInitialized: "the Bluetooth controller has not been initialised"
+        case .cancelled: "cancelled"
+        case .deadlineExceeded(let what, let deadline): "\(what) took longer than \(deadline.components.seconds) s: the device answers too slowly or without end"
         case .link(let error): error.description
         }
     }

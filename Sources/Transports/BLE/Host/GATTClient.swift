@@ -64,7 +64,7 @@ public struct GATTClient: Sendable {
     public func primaryServices() async throws(BLEError) -> [GATTService] {
         var services: [GATTService] = []
         var start: UInt16 = 0x0001
-        while start != 0 {
+        while true {
             let response: ATTPDU
             do {
                 response = try await bearer.request(.readByGroupTypeRequest(start: start, end: 0xFFFF, type: Self.primaryService))
@@ -74,13 +74,15 @@ public struct GATTClient: Sendable {
             guard case .readByGroupTypeResponse(let entries) = response, !entries.isEmpty else {
                 throw .protocolError("service discovery got an unexpected answer")
             }
+            var lowest = start
             for entry in entries {
+                try Self.checkGroup(start: entry.handle, end: entry.endGroup, from: &lowest, "service discovery")
                 guard let uuid = BluetoothUUID(littleEndian: entry.value) else {
                     throw .protocolError("a service UUID of \(entry.value.count) bytes")
                 }
                 services.append(GATTService(uuid: uuid, start: entry.handle, end: entry.endGroup))
             }
-            guard let last = entries.last, last.endGroup > start, last.endGroup < 0xFFFF else { break }
+            guard let last = entries.last, last.endGroup < 0xFFFF else { break }
             start = last.endGroup + 1
         }
         return services
@@ -89,7 +91,7 @@ public struct GATTClient: Sendable {
     public func primaryServices(uuid: BluetoothUUID) async throws(BLEError) -> [GATTService] {
         var services: [GATTService] = []
         var start: UInt16 = 0x0001
-        while start != 0 {
+        while true {
             let response: ATTPDU
             do {
                 response = try await bearer.request(.findByTypeValueRequest(start: start, end: 0xFFFF, type: 0x2800, value: uuid.littleEndianBytes))
@@ -99,11 +101,27 @@ public struct GATTClient: Sendable {
             guard case .findByTypeValueResponse(let ranges) = response, !ranges.isEmpty else {
                 throw .protocolError("service discovery by UUID got an unexpected answer")
             }
+            var lowest = start
+            for range in ranges {
+                try Self.checkGroup(start: range.start, end: range.end, from: &lowest, "service discovery by UUID")
+            }
             services += ranges.map { GATTService(uuid: uuid, start: $0.start, end: $0.end) }
-            guard let last = ranges.last, last.end > start, last.end < 0xFFFF else { break }
+            guard let last = ranges.last, last.end < 0xFFFF else { break }
             start = last.end + 1
         }
         return services
+    }
+
+    /// Services are groups of handles that follow one another (Vol 3 Part G §3.1): each starts
+    /// after the last one ended, inside the range asked for, and ends where it starts or later.
+    /// A peer that answers otherwise — overlapping, repeating or going backwards — would keep
+    /// discovery going for as long as it kept answering, so that is a protocol error.
+    private static func checkGroup(start: UInt16, end: UInt16, from lowest: inout UInt16, _ what: String) throws(BLEError) {
+        guard start >= lowest, start != 0, end >= start else {
+            throw .protocolError("\(what) got the group 0x\(hex16(start))–0x\(hex16(end)) where only groups from 0x\(hex16(lowest)) "
+                                 + "could come next (services must follow one another without overlapping)")
+        }
+        lowest = end == .max ? end : end + 1
     }
 
     /// The characteristics of a service, each with its descriptors.
@@ -178,13 +196,40 @@ public struct GATTClient: Sendable {
         lowest = handle == .max ? handle : handle + 1
     }
 
-    /// Everything: every primary service with its characteristics and descriptors.
-    public func discoverAll() async throws(BLEError) -> [GATTServiceTree] {
-        var trees: [GATTServiceTree] = []
-        for service in try await primaryServices() {
-            trees.append(GATTServiceTree(service: service, characteristics: try await characteristics(of: service)))
+    /// How long discovering a whole database may take: a real one takes well under a second, a
+    /// peer feeding answers slowly (each inside the ATT timeout) must not hold a tool for ever.
+    public static let discoveryDeadline = Duration.seconds(30)
+
+    /// Everything: every primary service with its characteristics and descriptors, within
+    /// `deadline` in all (the request in flight is cancelled when it passes).
+    public func discoverAll(deadline: Duration = GATTClient.discoveryDeadline) async throws(BLEError) -> [GATTServiceTree] {
+        let clock = bearer.clock
+        let result: Result<[GATTServiceTree], BLEError> = await withTaskGroup(of: Result<[GATTServiceTree], BLEError>?.self) { group in
+            group.addTask {
+                do throws(BLEError) {
+                    var trees: [GATTServiceTree] = []
+                    for service in try await primaryServices() {
+                        trees.append(GATTServiceTree(service: service, characteristics: try await characteristics(of: service)))
+                    }
+                    return .success(trees)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                guard (try? await clock.sleep(for: deadline)) != nil else { return nil }
+                return .failure(.deadlineExceeded("discovering the GATT database", deadline))
+            }
+            var outcome: Result<[GATTServiceTree], BLEError> = .failure(.cancelled)
+            for await next in group {
+                guard let next else { continue }
+                outcome = next
+                break
+            }
+            group.cancelAll()
+            return outcome
         }
-        return trees
+        return try result.get()
     }
 
     /// Reads a value, following with Read Blob while the answers come back full.
@@ -192,7 +237,7 @@ public struct GATTClient: Sendable {
         guard case .readResponse(var value) = try await bearer.request(.readRequest(handle: handle)) else {
             throw .protocolError("the answer to Read was not a Read Response")
         }
-        let full = Int(await bearer.mtu) - 1
+        let full = Int(bearer.mtu) - 1
         var chunk = value.count
         while chunk == full, value.count < 512 {
             let response: ATTPDU
@@ -217,7 +262,7 @@ public struct GATTClient: Sendable {
     }
 
     public func writeWithoutResponse(_ handle: UInt16, _ value: [UInt8]) async throws(BLEError) {
-        let limit = Int(await bearer.mtu) - 3
+        let limit = Int(bearer.mtu) - 3
         guard value.count <= limit else { throw .invalid("a Write Command carries at most \(limit) bytes at this MTU") }
         try await bearer.command(.writeCommand(handle: handle, value: value))
     }
@@ -228,10 +273,10 @@ public struct GATTClient: Sendable {
         guard let cccd = characteristic.descriptors.first(where: { $0.uuid == GATTCharacteristic.clientConfiguration }) else {
             throw .notFound("the Client Characteristic Configuration of \(characteristic.uuid)")
         }
-        let values = await bearer.values(of: characteristic.valueHandle)
+        let values = bearer.values(of: characteristic.valueHandle)
         let notify = characteristic.properties.contains(.notify)
         try await write(cccd.handle, notify ? [0x01, 0x00] : [0x02, 0x00])
-        await bearer.reportSubscribed(characteristic, indications: !notify)
+        bearer.reportSubscribed(characteristic, indications: !notify)
         return values
     }
 
@@ -243,7 +288,7 @@ public struct GATTClient: Sendable {
         }
         let notify = characteristic.properties.contains(.notify)
         try await write(cccd.handle, notify ? [0x01, 0x00] : [0x02, 0x00])
-        await bearer.reportSubscribed(characteristic, indications: !notify)
+        bearer.reportSubscribed(characteristic, indications: !notify)
     }
 
     public func unsubscribe(_ characteristic: GATTCharacteristic) async throws(BLEError) {

@@ -1,15 +1,23 @@
 import HAL
 import Synchronization
 
-/// Our BLE host: the HCI side of the stack. It owns the link to the controller, frames H4, matches
-/// commands to their completions within the controller's command credits (each with a deadline),
-/// runs the init sequence, scans, connects, and moves ACL data with the controller's flow control.
-/// Everything the controller says arrives through one reader, in order.
+/// Our BLE host: the HCI side of the stack, a thin actor driving sans-IO parts — the command
+/// credit queue (`HCICommandFlow`), the ACL scheduler (`ACLScheduler`), ACL reassembly, the L2CAP
+/// fixed-channel router with LE signalling (`ConnectionParameters` checks), and each link's ATT
+/// bearer (`ATTClientTransactions` inside `ATTBearer`).
+///
+/// Everything the controller says arrives through one reader and is handled synchronously on the
+/// actor: a notification is parsed from ACL to ATT where its bytes arrive and handed to its
+/// subscriber in one hop. Everything the host says goes out through one ordered outbox. Every
+/// awaiting call honours cancellation (it returns `BLEError.cancelled` at once and whatever it
+/// started is undone or left to finish harmlessly), and every wait has a deadline.
 public actor HCIHost {
     public struct Configuration: Sendable {
         public var commandTimeout: Duration = .seconds(5)
         public var connectTimeout: Duration = .seconds(10)
         public var attTimeout: Duration = .seconds(30)
+        /// How long `disconnect` waits for the controller to confirm before it calls the link ended.
+        public var disconnectTimeout: Duration = .seconds(2)
         /// The MTU we offer in Exchange MTU.
         public var attMTU: UInt16 = 247
         public init() {}
@@ -20,49 +28,62 @@ public actor HCIHost {
     private let snoop: BTSnoopWriter?
     private let clock: any Clock<Duration>
     private let events: HostEventHandler?
+    private let outbox: AsyncStream<HCIPacket>.Continuation
+    private let outgoing: AsyncStream<HCIPacket>
+    private var writer: Task<Void, Never>?
 
     private var framer = H4Framer()
     private var reader: Task<Void, Never>?
     private var failure: BLEError?
-
-    // Commands: the controller says how many it accepts at once (Num_HCI_Command_Packets).
-    private struct PendingCommand {
-        var command: HCICommand
-        var continuation: CheckedContinuation<HCIEvent, any Error>
-        var timer: Task<Void, Never>?
-    }
-    private var commandCredits = 1
-    private var waitingCommands: [Int] = []
-    private var sentCommands: [Int] = []
-    private var pendingCommands: [Int: PendingCommand] = [:]
     private var nextID = 0
-    private var writingCommands = false
+
+    // Commands.
+    private var commands = HCICommandFlow()
+    private var commandWaiters: [Int: CheckedContinuation<HCIEvent, any Error>] = [:]
+    private var commandTimers: [Int: Task<Void, Never>] = [:]
+    private var commandNames: [Int: String] = [:]
 
     // What the controller told us at init.
     public private(set) var localAddress: BLEAddress?
     public private(set) var localVersion: LocalVersion?
     public private(set) var aclBufferSize = ACLBufferSize(length: 27, count: 1)
 
-    // Scanning and connecting.
-    private var scanContinuation: AsyncThrowingStream<LEAdvertisingReport, any Error>.Continuation?
-    private var connectWaiter: (address: BLEAddress, continuation: CheckedContinuation<LEConnectionComplete, any Error>)?
+    // Scanning: only the scan that owns scanning may switch it off.
+    private var scanning: (generation: Int, continuation: AsyncThrowingStream<LEAdvertisingReport, any Error>.Continuation)?
+    private var scanGeneration = 0
 
-    // Connections and ACL flow control (Number Of Completed Packets gives credits back).
+    // Connecting.
+    /// The attempt in progress. It exists before LE Create Connection goes out, so a controller
+    /// that answers at once (Command Status and Connection Complete back to back) cannot outrun
+    /// it: a completion that comes before anyone awaits it is kept here.
+    private var connectAttempt: ConnectAttempt?
+
+    private struct ConnectAttempt {
+        var id: Int
+        var address: BLEAddress
+        var completion: LEConnectionComplete?
+        var continuation: CheckedContinuation<LEConnectionComplete, any Error>?
+    }
+    /// Attempts we cancelled whose Connection Complete has not come yet: that one is theirs.
+    private var cancelledAttempts = 0
+
+    // Links.
     private var connections: [UInt16: BLEConnection] = [:]
     private var reassembler = ACLReassembler()
-    private var aclCredits = 1
-    private var aclQueues: [UInt16: [ACLPacket]] = [:]
-    private var aclOrder: [UInt16] = []
-    private var inFlight: [UInt16: Int] = [:]
-    private var writingACL = false
+    private var acl = ACLScheduler(fragmentLength: 27, bufferCount: 1)
+    private var aclRoomWaiters: [CheckedContinuation<Void, Never>] = []
     private var disconnectWaiters: [UInt16: [CheckedContinuation<Void, Never>]] = [:]
+    private var disconnectTimers: [UInt16: Task<Void, Never>] = [:]
     /// Links we asked to end: their Disconnection Complete carries the reason we sent, but the
     /// truth for the person is that we ended them.
     private var closingLocally: Set<UInt16> = []
+    private var nextSerial = 0
 
     /// Counters a test or benchmark can read.
     public var ignoredPackets: Int { otherIgnoredPackets + reassembler.dropped }
     private var otherIgnoredPackets = 0
+    /// Parameter requests refused as outside the specification's ranges.
+    public private(set) var refusedParameterRequests = 0
 
     /// `events` hears about connections and, through each link's bearer, ATT (see `HostEvent`).
     public init(stream: any HCIByteStream, snoop: BTSnoopWriter? = nil, clock: any Clock<Duration> = ContinuousClock(),
@@ -72,6 +93,7 @@ public actor HCIHost {
         self.clock = clock
         self.configuration = configuration
         self.events = events
+        (outgoing, outbox) = AsyncStream.makeStream(of: HCIPacket.self)
     }
 
     // MARK: life cycle
@@ -79,6 +101,16 @@ public actor HCIHost {
     /// Starts reading, resets the controller and learns what it can do.
     public func start() async throws(BLEError) {
         guard reader == nil else { return }
+        let stream = stream
+        let outgoing = outgoing
+        writer = Task { [weak self] in
+            for await packet in outgoing {
+                do throws(HCILinkError) { try await stream.write(packet.h4Bytes) } catch {
+                    await self?.fail(.transport("\(error)"))
+                    return
+                }
+            }
+        }
         let incoming = stream.incoming()
         reader = Task { [weak self] in
             do {
@@ -108,7 +140,7 @@ public actor HCIHost {
             buffer = size
         }
         aclBufferSize = buffer
-        aclCredits = Int(buffer.count)
+        acl = ACLScheduler(fragmentLength: Int(buffer.length), bufferCount: Int(buffer.count))
         if let rp = try? await complete(.readBDADDR), let address = try? ReturnParameters.bdAddress(rp),
            address.bytes.contains(where: { $0 != 0 }) {
             localAddress = address
@@ -123,6 +155,7 @@ public actor HCIHost {
     /// Ends everything: scans, connections and the link to the controller.
     public func close() async {
         fail(.transport("closed"))
+        outbox.finish()
         await stream.close()
         snoop?.close()
     }
@@ -130,23 +163,31 @@ public actor HCIHost {
     private func fail(_ error: BLEError) {
         guard failure == nil else { return }
         failure = error
-        for id in waitingCommands + sentCommands {
-            if let pending = pendingCommands.removeValue(forKey: id) {
-                pending.timer?.cancel()
-                pending.continuation.resume(throwing: error)
-            }
+        for id in commands.failAll() {
+            commandTimers.removeValue(forKey: id)?.cancel()
+            commandWaiters.removeValue(forKey: id)?.resume(throwing: error)
         }
-        waitingCommands = []
-        sentCommands = []
-        scanContinuation?.finish(throwing: error)
-        scanContinuation = nil
-        connectWaiter?.continuation.resume(throwing: error)
-        connectWaiter = nil
+        for (_, waiter) in commandWaiters { waiter.resume(throwing: error) }
+        commandWaiters = [:]
+        for timer in commandTimers.values { timer.cancel() }
+        commandTimers = [:]
+        commandNames = [:]
+        scanning?.continuation.finish(throwing: error)
+        scanning = nil
+        connectAttempt?.continuation?.resume(throwing: error)
+        connectAttempt = nil
         for (handle, connection) in connections {
             connection.linkClosed(.transportLost("\(error)"))
             wakeDisconnectWaiters(handle)
         }
         connections = [:]
+        for waiter in aclRoomWaiters { waiter.resume() }
+        aclRoomWaiters = []
+    }
+
+    private func emit(_ packet: HCIPacket) {
+        snoop?.record(packet.h4Bytes, sentByHost: true)
+        outbox.yield(packet)
     }
 
     // MARK: commands
@@ -158,21 +199,38 @@ public actor HCIHost {
         let id = nextID
         let deadline = timeout ?? configuration.commandTimeout
         do {
-            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HCIEvent, any Error>) in
-                let clock = clock
-                let timer = Task { [weak self] in
-                    guard (try? await clock.sleep(for: deadline)) != nil else { return }
-                    await self?.expire(id)
+            return try await withTaskCancellationHandler {
+                // Registered in this same turn of the actor, before any suspension: a cancellation
+                // (whose handler hops onto the actor) always finds the waiter.
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HCIEvent, any Error>) in
+                    do throws(HCICommandFlow.Failure) {
+                        let ready = try commands.submit(id, command)
+                        commandWaiters[id] = continuation
+                        commandNames[id] = command.name
+                        let clock = clock
+                        commandTimers[id] = Task { [weak self] in
+                            guard (try? await clock.sleep(for: deadline)) != nil else { return }
+                            await self?.expire(id)
+                        }
+                        for next in ready { emit(.command(next)) }
+                    } catch {
+                        continuation.resume(throwing: BLEError.invalid("too many HCI commands waiting for the controller"))
+                    }
                 }
-                pendingCommands[id] = PendingCommand(command: command, continuation: continuation, timer: timer)
-                waitingCommands.append(id)
-                Task { await self.writeCommands() }
+            } onCancel: {
+                Task { await self.cancelCommand(id) }
             }
         } catch let error as BLEError {
             throw error
         } catch {
             throw .transport("\(error)")
         }
+    }
+
+    /// A command whose answer nobody waits for (a reply to the controller, a parameter update).
+    private func submitDetached(_ command: HCICommand) {
+        guard failure == nil, let ready = try? commands.submit(nil, command) else { return }
+        for next in ready { emit(.command(next)) }
     }
 
     /// Sends a command that answers with Command Complete and returns its return parameters.
@@ -194,62 +252,41 @@ public actor HCIHost {
         _ = try await complete(command)
     }
 
-    private func writeCommands() async {
-        guard !writingCommands else { return }
-        writingCommands = true
-        defer { writingCommands = false }
-        while commandCredits > 0, failure == nil, let id = waitingCommands.first {
-            waitingCommands.removeFirst()
-            guard let pending = pendingCommands[id] else { continue }
-            commandCredits -= 1
-            sentCommands.append(id)
-            await write(.command(pending.command))
-        }
+    private func cancelCommand(_ id: Int) {
+        guard let waiter = commandWaiters.removeValue(forKey: id) else { return }
+        commandTimers.removeValue(forKey: id)?.cancel()
+        commandNames[id] = nil
+        _ = commands.abandon(id)
+        waiter.resume(throwing: BLEError.cancelled)
     }
 
     private func expire(_ id: Int) {
-        guard let pending = pendingCommands.removeValue(forKey: id) else { return }
-        let wasSent = sentCommands.contains(id)
-        waitingCommands.removeAll { $0 == id }
-        sentCommands.removeAll { $0 == id }
-        // A controller that swallowed a command also swallowed its credit: take it back, or the
-        // queue would stall forever behind a command nobody will answer.
-        if wasSent { commandCredits = max(commandCredits, 1) }
-        pending.continuation.resume(throwing: BLEError.commandTimedOut(pending.command.name))
-        Task { await self.writeCommands() }
+        commandTimers[id] = nil
+        let name = commandNames.removeValue(forKey: id) ?? "a command"
+        let (pending, ready) = commands.expire(id)
+        for next in ready { emit(.command(next)) }
+        guard pending, let waiter = commandWaiters.removeValue(forKey: id) else { return }
+        waiter.resume(throwing: BLEError.commandTimedOut(name))
     }
 
-    private func completeCommand(opcode: UInt16, credits: UInt8, with event: HCIEvent) {
-        commandCredits = Int(credits)
-        if opcode != 0, let index = sentCommands.firstIndex(where: { pendingCommands[$0]?.command.opcode == opcode }) {
-            let id = sentCommands.remove(at: index)
-            if let pending = pendingCommands.removeValue(forKey: id) {
-                pending.timer?.cancel()
-                pending.continuation.resume(returning: event)
-            }
-        }
-        Task { await self.writeCommands() }
-    }
-
-    private func write(_ packet: HCIPacket) async {
-        let bytes = packet.h4Bytes
-        snoop?.record(bytes, sentByHost: true)
-        do {
-            try await stream.write(bytes)
-        } catch {
-            fail(.transport("\(error)"))
-        }
+    private func answered(opcode: UInt16, credits: UInt8, with event: HCIEvent) {
+        let (id, ready) = commands.answered(opcode: opcode, credits: credits)
+        for next in ready { emit(.command(next)) }
+        guard let id, let waiter = commandWaiters.removeValue(forKey: id) else { return }
+        commandTimers.removeValue(forKey: id)?.cancel()
+        commandNames[id] = nil
+        waiter.resume(returning: event)
     }
 
     // MARK: incoming
 
-    private func receive(_ chunk: [UInt8]) async {
+    private func receive(_ chunk: [UInt8]) {
+        guard failure == nil else { return }
         let packets: [HCIPacket]
         do {
             packets = try framer.feed(chunk)
         } catch {
             fail(.protocolError("\(error)"))
-            await stream.close()
             return
         }
         for packet in packets {
@@ -260,45 +297,41 @@ public actor HCIHost {
                     otherIgnoredPackets += 1
                     continue
                 }
-                await handle(event)
-            case .acl(let acl):
-                await receiveACL(acl)
+                handle(event)
+            case .acl(let packet):
+                receiveACL(packet)
             case .command, .other:
                 otherIgnoredPackets += 1
             }
         }
     }
 
-    private func handle(_ event: HCIEvent) async {
+    private func handle(_ event: HCIEvent) {
         switch event {
         case .commandComplete(let credits, let opcode, _):
-            completeCommand(opcode: opcode, credits: credits, with: event)
+            answered(opcode: opcode, credits: credits, with: event)
         case .commandStatus(_, let credits, let opcode):
-            completeCommand(opcode: opcode, credits: credits, with: event)
+            answered(opcode: opcode, credits: credits, with: event)
         case .numberOfCompletedPackets(let entries):
             for entry in entries {
-                let returned = min(Int(entry.count), inFlight[entry.handle] ?? 0)
-                inFlight[entry.handle] = (inFlight[entry.handle] ?? 0) - returned
-                aclCredits = min(aclCredits + returned, Int(aclBufferSize.count))
+                for fragment in acl.completed(entry.handle, count: Int(entry.count)) { emit(.acl(fragment)) }
             }
-            await writeACL()
+            wakeACLRoomWaiters()
         case .leAdvertisingReports(let reports):
-            for report in reports { scanContinuation?.yield(report) }
+            for report in reports { scanning?.continuation.yield(report) }
         case .leConnectionComplete(let complete):
-            if let waiter = connectWaiter {
-                connectWaiter = nil
-                waiter.continuation.resume(returning: complete)
-            } else if complete.status == 0 {
-                // A connection nobody asked for (e.g. one that completed after a cancel lost the race): drop it.
-                Task { _ = try? await self.send(.disconnect(handle: complete.handle, reason: 0x13)) }
-            }
+            connectionCompleted(complete)
         case .disconnectionComplete(let status, let handle, let reason):
             guard status == 0 else { return }
             linkClosed(handle: handle, reason: DisconnectReason(hciReason: reason))
         case .leRemoteConnectionParameterRequest(let handle, let minimum, let maximum, let latency, let timeout):
-            Task {
-                _ = try? await self.send(.leRemoteConnectionParameterRequestReply(
-                    handle: handle, minInterval: minimum, maxInterval: maximum, latency: latency, timeout: timeout))
+            let asked = ConnectionParameters(minInterval: minimum, maxInterval: maximum, latency: latency, supervisionTimeout: timeout)
+            if asked.problem == nil {
+                submitDetached(.leRemoteConnectionParameterRequestReply(handle: handle, minInterval: minimum, maxInterval: maximum,
+                                                                          latency: latency, timeout: timeout))
+            } else {
+                refusedParameterRequests += 1
+                submitDetached(.leRemoteConnectionParameterRequestNegativeReply(handle: handle, reason: ConnectionParameters.unacceptable))
             }
         case .hardwareError(let code):
             fail(.transport("the controller reported hardware error 0x\(hex(code))"))
@@ -310,59 +343,96 @@ public actor HCIHost {
     // MARK: scanning
 
     /// Advertising reports until the consumer stops; scanning is switched off when it does.
+    /// A new scan replaces the one running (which ends).
     public func scan(active: Bool = true) async throws(BLEError) -> AsyncThrowingStream<LEAdvertisingReport, any Error> {
         if let failure { throw failure }
-        if scanContinuation != nil { await stopScanning() }
+        if scanning != nil { await stopScanning() }
+        scanGeneration += 1
+        let generation = scanGeneration
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: LEAdvertisingReport.self, bufferingPolicy: .bufferingNewest(256))
         try await expectSuccess(.leSetScanParameters(active: active, interval: 0x0060, window: 0x0030, ownAddressType: 0, filterPolicy: 0))
         try await expectSuccess(.leSetScanEnable(true, filterDuplicates: false))
-        scanContinuation = continuation
+        guard generation == scanGeneration else {
+            // Another scan started while this one was being switched on: it owns scanning now.
+            continuation.finish()
+            return stream
+        }
+        scanning = (generation, continuation)
         continuation.onTermination = { [weak self] _ in
-            Task { await self?.scanEnded(continuation) }
+            Task { await self?.scanEnded(generation) }
         }
         return stream
     }
 
-    private func scanEnded(_ continuation: AsyncThrowingStream<LEAdvertisingReport, any Error>.Continuation) async {
-        // Only the scan this continuation belongs to may switch scanning off.
-        guard failure == nil else { return }
+    private func scanEnded(_ generation: Int) async {
+        // Only the scan this stream belongs to may switch scanning off.
+        guard failure == nil, scanning?.generation == generation else { return }
+        scanning = nil
         _ = try? await send(.leSetScanEnable(false, filterDuplicates: false))
     }
 
     private func stopScanning() async {
-        guard let continuation = scanContinuation else { return }
-        scanContinuation = nil
-        continuation.finish()
+        guard let current = scanning else { return }
+        // No longer the owner before it ends, so its termination switches nothing off.
+        scanning = nil
+        current.continuation.finish()
         _ = try? await send(.leSetScanEnable(false, filterDuplicates: false))
     }
 
     // MARK: connecting
 
-    /// Connects to an advertising peripheral, cancelling the attempt when the deadline passes.
+    /// Connects to an advertising peripheral, cancelling the attempt when the deadline passes or
+    /// the caller's task is cancelled.
     public func connect(to peer: BLEAddress, timeout: Duration? = nil) async throws(BLEError) -> BLEConnection {
         if let failure { throw failure }
-        guard connectWaiter == nil else { throw .invalid("another connection attempt is in progress") }
+        guard connectAttempt == nil else { throw .invalid("another connection attempt is in progress") }
         await stopScanning()
+        guard connectAttempt == nil else { throw .invalid("another connection attempt is in progress") }
+        nextID += 1
+        let id = nextID
+        connectAttempt = ConnectAttempt(id: id, address: peer)
         events?(.connecting(peer))
         let command = HCICommand.leCreateConnection(peer: peer, scanInterval: 0x0060, scanWindow: 0x0060, ownAddressType: 0,
                                                     minInterval: 0x0018, maxInterval: 0x0028, latency: 0, supervisionTimeout: 0x01F4)
-        switch try await send(command) {
-        case .commandStatus(let status, _, _) where status != 0:
+        let answer: HCIEvent
+        do {
+            answer = try await send(command)
+        } catch {
+            if connectAttempt?.id == id {
+                connectAttempt = nil
+                // Cancelled while the command was out: the controller may be connecting anyway.
+                if error == .cancelled { cancelAttempt() }
+            }
+            throw error
+        }
+        if case .commandStatus(let status, _, _) = answer, status != 0 {
+            if connectAttempt?.id == id { connectAttempt = nil }
             throw .connectionFailed(peer, status: status)
-        default:
-            break
         }
         let deadline = timeout ?? configuration.connectTimeout
         let clock = clock
         let timer = Task { [weak self] in
             guard (try? await clock.sleep(for: deadline)) != nil else { return }
-            await self?.connectTimedOut()
+            await self?.connectTimedOut(id)
         }
         defer { timer.cancel() }
         let complete: LEConnectionComplete
         do {
-            complete = try await withCheckedThrowingContinuation { continuation in
-                connectWaiter = (peer, continuation)
+            complete = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    guard connectAttempt?.id == id else {
+                        continuation.resume(throwing: failure ?? BLEError.cancelled)
+                        return
+                    }
+                    if let early = connectAttempt?.completion {
+                        connectAttempt = nil
+                        continuation.resume(returning: early)
+                    } else {
+                        connectAttempt?.continuation = continuation
+                    }
+                }
+            } onCancel: {
+                Task { await self.cancelConnect(id) }
             }
         } catch let error as BLEError {
             throw error
@@ -371,145 +441,188 @@ public actor HCIHost {
         }
         if complete.status == 0x02 { throw .connectionTimedOut(peer) } // cancelled by our deadline
         guard complete.status == 0 else { throw .connectionFailed(peer, status: complete.status) }
-        let connection = BLEConnection(host: self, handle: complete.handle, peer: complete.peer.kind == peer.kind ? complete.peer : peer,
-                                       clock: clock, attTimeout: configuration.attTimeout, events: events)
+        nextSerial += 1
+        let connection = BLEConnection(host: self, serial: nextSerial, handle: complete.handle,
+                                       peer: complete.peer.kind == peer.kind ? complete.peer : peer,
+                                       clock: clock, attTimeout: configuration.attTimeout, preferredMTU: configuration.attMTU,
+                                       events: events)
         connections[complete.handle] = connection
-        inFlight[complete.handle] = 0
+        acl.open(complete.handle)
         events?(.connected(connection.peer, link: complete.handle))
         return connection
     }
 
-    private func connectTimedOut() async {
-        guard connectWaiter != nil else { return }
-        // The controller answers the cancel with a Connection Complete carrying status 0x02.
-        if (try? await send(.leCreateConnectionCancel)) == nil, let waiter = connectWaiter {
-            connectWaiter = nil
-            waiter.continuation.resume(throwing: BLEError.connectionTimedOut(waiter.address))
+    private func connectionCompleted(_ complete: LEConnectionComplete) {
+        let forAnotherPeer = connectAttempt.map { complete.status == 0 && complete.peer.bytes != $0.address.bytes } ?? true
+        if cancelledAttempts > 0, forAnotherPeer || complete.status == 0x02 {
+            // The answer to an attempt we gave up on: a connection made anyway is ended at once.
+            cancelledAttempts -= 1
+            if complete.status == 0 { submitDetached(.disconnect(handle: complete.handle, reason: 0x13)) }
+            return
+        }
+        if var attempt = connectAttempt {
+            if let continuation = attempt.continuation {
+                connectAttempt = nil
+                continuation.resume(returning: complete)
+            } else {
+                attempt.completion = complete
+                connectAttempt = attempt
+            }
+        } else if complete.status == 0 {
+            // A connection nobody asked for: drop it.
+            submitDetached(.disconnect(handle: complete.handle, reason: 0x13))
         }
     }
 
-    /// Asks the controller to end the link and waits (briefly) for it to say so.
-    func disconnect(handle: UInt16, reason: UInt8 = 0x13) async {
-        guard connections[handle] != nil else { return }
-        closingLocally.insert(handle)
-        _ = try? await send(.disconnect(handle: handle, reason: reason))
-        let clock = clock
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            disconnectWaiters[handle, default: []].append(continuation)
-            Task { [weak self] in
-                try? await clock.sleep(for: .seconds(2))
-                await self?.linkClosed(handle: handle, reason: .localHostTerminated)
-            }
+    private func cancelConnect(_ id: Int) {
+        guard let attempt = connectAttempt, attempt.id == id else { return }
+        connectAttempt = nil
+        attempt.continuation?.resume(throwing: BLEError.cancelled)
+        if let early = attempt.completion {
+            // It had already connected: end that link.
+            if early.status == 0 { submitDetached(.disconnect(handle: early.handle, reason: 0x13)) }
+        } else {
+            cancelAttempt()
         }
+    }
+
+    /// The controller answers LE Create Connection Cancel with a Connection Complete of status
+    /// 0x02 (or, if the connection won the race, status 0): either belongs to the abandoned attempt.
+    private func cancelAttempt() {
+        cancelledAttempts += 1
+        submitDetached(.leCreateConnectionCancel)
+    }
+
+    private func connectTimedOut(_ id: Int) async {
+        guard connectAttempt?.id == id else { return }
+        // The controller answers the cancel with a Connection Complete carrying status 0x02.
+        if (try? await send(.leCreateConnectionCancel)) == nil, let attempt = connectAttempt, attempt.id == id {
+            connectAttempt = nil
+            attempt.continuation?.resume(throwing: BLEError.connectionTimedOut(attempt.address))
+        }
+    }
+
+    /// Asks the controller to end `connection` and waits (at most `disconnectTimeout`) for it to
+    /// say so. The deadline belongs to this link: a later link on the same handle is not touched.
+    func disconnect(_ connection: BLEConnection, reason: UInt8 = 0x13) async {
+        let handle = connection.handle
+        guard connections[handle] === connection else { return }
+        closingLocally.insert(handle)
+        submitDetached(.disconnect(handle: handle, reason: reason))
+        let clock = clock
+        let deadline = configuration.disconnectTimeout
+        disconnectTimers[handle]?.cancel()
+        disconnectTimers[handle] = Task { [weak self, weak connection] in
+            guard (try? await clock.sleep(for: deadline)) != nil, let connection else { return }
+            await self?.disconnectOverdue(connection)
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            guard connections[handle] === connection else {
+                continuation.resume()
+                return
+            }
+            disconnectWaiters[handle, default: []].append(continuation)
+        }
+    }
+
+    private func disconnectOverdue(_ connection: BLEConnection) {
+        guard connections[connection.handle] === connection else { return }
+        linkClosed(handle: connection.handle, reason: .localHostTerminated)
     }
 
     private func linkClosed(handle: UInt16, reason: DisconnectReason) {
         let reason = closingLocally.remove(handle) != nil ? .localHostTerminated : reason
+        disconnectTimers.removeValue(forKey: handle)?.cancel()
         if let connection = connections.removeValue(forKey: handle) {
             connection.linkClosed(reason)
             events?(.disconnected(link: handle, reason))
         }
         // Packets the controller had not confirmed for this link come back as credits.
-        aclCredits = min(aclCredits + (inFlight.removeValue(forKey: handle) ?? 0), Int(aclBufferSize.count))
-        aclQueues[handle] = nil
-        aclOrder.removeAll { $0 == handle }
+        for fragment in acl.close(handle) { emit(.acl(fragment)) }
         reassembler.forget(handle: handle)
         wakeDisconnectWaiters(handle)
-        Task { await self.writeACL() }
+        wakeACLRoomWaiters()
     }
 
     private func wakeDisconnectWaiters(_ handle: UInt16) {
         for waiter in disconnectWaiters.removeValue(forKey: handle) ?? [] { waiter.resume() }
     }
 
+    private func wakeACLRoomWaiters() {
+        let waiters = aclRoomWaiters
+        aclRoomWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
     // MARK: ACL
 
     /// Sends one L2CAP PDU on a link, cut into ACL fragments the controller's buffers can hold.
+    /// A link whose queue is full waits (bounded by the link: it ends with it) for room.
     func sendL2CAP(handle: UInt16, channel: UInt16, payload: [UInt8]) async throws(BLEError) {
-        if let failure { throw failure }
-        guard connections[handle] != nil else { throw .disconnected(.localHostTerminated) }
         let pdu = L2CAPFrame(channel: channel, payload: payload).encoded
-        let size = max(Int(aclBufferSize.length), 1)
-        var fragments: [ACLPacket] = []
-        var offset = 0
-        while offset < pdu.count {
-            let end = min(offset + size, pdu.count)
-            fragments.append(ACLPacket(handle: handle, boundary: offset == 0 ? .firstNonFlushable : .continuing, data: Array(pdu[offset..<end])))
-            offset = end
-        }
-        if aclQueues[handle] == nil { aclOrder.append(handle) }
-        aclQueues[handle, default: []].append(contentsOf: fragments)
-        await writeACL()
-    }
-
-    /// Writes queued fragments while the controller has buffers, taking links in turn.
-    private func writeACL() async {
-        guard !writingACL else { return }
-        writingACL = true
-        defer { writingACL = false }
-        while aclCredits > 0, failure == nil, let handle = aclOrder.first {
-            aclOrder.removeFirst()
-            guard var queue = aclQueues[handle], !queue.isEmpty else {
-                aclQueues[handle] = nil
-                continue
+        while true {
+            if let failure { throw failure }
+            guard connections[handle] != nil else { throw .disconnected(.localHostTerminated) }
+            do throws(ACLScheduler.Failure) {
+                for fragment in try acl.enqueue(handle, pdu: pdu) { emit(.acl(fragment)) }
+                return
+            } catch .queueFull {
+                await withCheckedContinuation { aclRoomWaiters.append($0) }
+            } catch {
+                throw .disconnected(.localHostTerminated)
             }
-            let fragment = queue.removeFirst()
-            if queue.isEmpty { aclQueues[handle] = nil } else {
-                aclQueues[handle] = queue
-                aclOrder.append(handle)
-            }
-            aclCredits -= 1
-            inFlight[handle, default: 0] += 1
-            await write(.acl(fragment))
         }
     }
 
-    private func receiveACL(_ packet: ACLPacket) async {
+    /// The same without waiting, for answers the receive path must give (signalling, SMP).
+    private func reply(handle: UInt16, channel: UInt16, payload: [UInt8]) {
+        let pdu = L2CAPFrame(channel: channel, payload: payload).encoded
+        guard let fragments = try? acl.enqueue(handle, pdu: pdu) else { return }
+        for fragment in fragments { emit(.acl(fragment)) }
+    }
+
+    private func receiveACL(_ packet: ACLPacket) {
         guard let connection = connections[packet.handle] else {
             otherIgnoredPackets += 1
             return
         }
         guard let frame = reassembler.add(packet) else { return }
-        await route(frame, on: connection)
-    }
-
-    private func route(_ frame: L2CAPFrame, on connection: BLEConnection) async {
         switch frame.channel {
         case L2CAPFrame.att:
-            await connection.bearer.receive(frame.payload)
+            connection.bearer.receive(frame.payload)
         case L2CAPFrame.leSignaling:
-            await signaling(frame.payload, on: connection)
+            signaling(frame.payload, on: connection.handle)
         case L2CAPFrame.securityManager:
             // We do not pair. A Pairing Request gets Pairing Failed: Pairing Not Supported.
-            if frame.payload.first == 0x01 {
-                try? await sendL2CAP(handle: connection.handle, channel: L2CAPFrame.securityManager, payload: [0x05, 0x05])
-            }
+            if frame.payload.first == 0x01 { reply(handle: connection.handle, channel: L2CAPFrame.securityManager, payload: [0x05, 0x05]) }
         default:
             otherIgnoredPackets += 1
         }
     }
 
-    private func signaling(_ payload: [UInt8], on connection: BLEConnection) async {
+    private func signaling(_ payload: [UInt8], on handle: UInt16) {
         guard let packet = try? LESignalingPacket(parsing: payload) else {
             // Not understood: reject with reason 0x0000 (Command not understood) and identifier 0 when unknown.
             let reject = LESignalingPacket.commandReject(identifier: payload.count > 1 ? payload[1] : 0, reason: 0, data: [])
-            try? await sendL2CAP(handle: connection.handle, channel: L2CAPFrame.leSignaling, payload: reject.encoded)
+            reply(handle: handle, channel: L2CAPFrame.leSignaling, payload: reject.encoded)
             return
         }
         switch packet {
         case .connectionParameterUpdateRequest(let identifier, let minimum, let maximum, let latency, let timeout):
-            let response = LESignalingPacket.connectionParameterUpdateResponse(identifier: identifier, result: 0)
-            try? await sendL2CAP(handle: connection.handle, channel: L2CAPFrame.leSignaling, payload: response.encoded)
-            let handle = connection.handle
-            Task {
-                _ = try? await self.send(.leConnectionUpdate(handle: handle, minInterval: minimum, maxInterval: maximum,
-                                                             latency: latency, supervisionTimeout: timeout))
+            let asked = ConnectionParameters(minInterval: minimum, maxInterval: maximum, latency: latency, supervisionTimeout: timeout)
+            let accepted = asked.problem == nil
+            if !accepted { refusedParameterRequests += 1 }
+            let response = LESignalingPacket.connectionParameterUpdateResponse(identifier: identifier, result: accepted ? 0 : 1)
+            reply(handle: handle, channel: L2CAPFrame.leSignaling, payload: response.encoded)
+            if accepted {
+                submitDetached(.leConnectionUpdate(handle: handle, minInterval: minimum, maxInterval: maximum,
+                                                   latency: latency, supervisionTimeout: timeout))
             }
         case .commandReject, .connectionParameterUpdateResponse:
             break
         case .other(_, let identifier, _):
             let reject = LESignalingPacket.commandReject(identifier: identifier, reason: 0, data: [])
-            try? await sendL2CAP(handle: connection.handle, channel: L2CAPFrame.leSignaling, payload: reject.encoded)
+            reply(handle: handle, channel: L2CAPFrame.leSignaling, payload: reject.encoded)
         }
     }
 }

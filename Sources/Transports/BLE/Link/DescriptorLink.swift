@@ -19,6 +19,8 @@ struct LinkBehaviour: Sendable {
     var send: @Sendable (Int32, UnsafeRawPointer, Int) -> Int = { fd, bytes, count in Glibc.write(fd, bytes, count) }
     /// How long a write may make no progress before it fails instead of hanging.
     var writeStallLimit: Duration = .seconds(5)
+    /// Bytes read and not yet taken by the host before the reading thread stops reading.
+    var receiveBudget = 256 * 1024
 }
 
 /// One open, non-blocking descriptor with a dedicated reading thread.
@@ -34,8 +36,8 @@ final class DescriptorLink: Sendable {
     private let behaviour: LinkBehaviour
     private let descriptor: Mutex<Int32?>
     private let state = Mutex(State())
-    private let stream: AsyncThrowingStream<[UInt8], any Error>
-    private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+    /// What the reading thread has read and the consumer not yet taken, at most a budget.
+    private let queue: ChunkQueue
 
     private struct State {
         var closing = false
@@ -52,7 +54,7 @@ final class DescriptorLink: Sendable {
         self.description = description
         self.behaviour = behaviour
         descriptor = Mutex(fd)
-        (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+        queue = ChunkQueue(budget: behaviour.receiveBudget)
         let thread = Thread { [self] in readLoop(fd) }
         thread.name = "hci-read \(description)"
         thread.start()
@@ -66,7 +68,10 @@ final class DescriptorLink: Sendable {
             defer { state.incomingTaken = true }
             return !state.incomingTaken
         }
-        if first { return stream }
+        if first {
+            let queue = queue
+            return AsyncThrowingStream(unfolding: { try await queue.next() })
+        }
         let error = HCILinkError.io("\(description): incoming() was already called; it has exactly one consumer")
         return AsyncThrowingStream { $0.finish(throwing: error) }
     }
@@ -178,7 +183,7 @@ final class DescriptorLink: Sendable {
             return !state.finished
         }
         guard first else { return }
-        if let failure { continuation.finish(throwing: failure) } else { continuation.finish() }
+        queue.finish(failure)
     }
 
     private func readLoop(_ fd: Int32) {
@@ -201,7 +206,8 @@ final class DescriptorLink: Sendable {
             let hungUp = events & Int32(POLLHUP | POLLERR) != 0
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count > 0 {
-                continuation.yield(Array(buffer[..<count]))
+                // Waits while the consumer is a budget behind: the kernel then pushes back.
+                if !queue.put(Array(buffer[..<count]), stop: { state.withLock { $0.closing } }) { break }
             } else if count == 0 {
                 if behaviour.zeroReadIsEndOfFile || hungUp {
                     failure = behaviour.endOfFile

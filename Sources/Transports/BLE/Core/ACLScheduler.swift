@@ -1,0 +1,90 @@
+/// The host's ACL data flow control (Core Vol 4 Part E §4.1.1), as a value: L2CAP PDUs are cut
+/// into fragments the controller's LE buffers hold, queued per link, and sent in turn across
+/// links while the controller has free buffers; Number Of Completed Packets frees them again.
+///
+/// Sans-IO: fed PDUs and completions, it returns the fragments to write. Every queue is bounded
+/// (a full one refuses, it never grows), and credits never exceed the buffers the controller has.
+@_spi(Fuzzing) public struct ACLScheduler: Sendable {
+    public let fragmentLength: Int
+    public let bufferCount: Int
+    /// Buffers free in the controller now.
+    public private(set) var credits: Int
+    private var queues: [UInt16: [ACLPacket]] = [:]
+    private var queuedBytes: [UInt16: Int] = [:]
+    /// Links with something queued, in the order they get their next turn.
+    private var turns: [UInt16] = []
+    /// Fragments sent on each link and not yet reported complete.
+    public private(set) var inFlight: [UInt16: Int] = [:]
+
+    /// What one link may have waiting; a caller beyond it gets `.queueFull` and may try again.
+    public static let maximumQueuedBytes = 64 * 1024
+
+    public enum Failure: Error, Equatable { case unknownLink, queueFull }
+
+    init(fragmentLength: Int, bufferCount: Int) {
+        self.fragmentLength = max(1, fragmentLength)
+        self.bufferCount = max(1, bufferCount)
+        credits = max(1, bufferCount)
+    }
+
+    public mutating func open(_ handle: UInt16) {
+        inFlight[handle] = inFlight[handle] ?? 0
+    }
+
+    public var links: Set<UInt16> { Set(inFlight.keys) }
+
+    /// Queues one L2CAP PDU (header included) on `handle`; returns the fragments to write now.
+    public mutating func enqueue(_ handle: UInt16, pdu: [UInt8]) throws(Failure) -> [ACLPacket] {
+        guard inFlight[handle] != nil else { throw .unknownLink }
+        guard (queuedBytes[handle] ?? 0) + pdu.count <= Self.maximumQueuedBytes else { throw .queueFull }
+        var fragments: [ACLPacket] = []
+        var offset = 0
+        repeat {
+            let end = min(offset + fragmentLength, pdu.count)
+            fragments.append(ACLPacket(handle: handle, boundary: offset == 0 ? .firstNonFlushable : .continuing,
+                                       data: Array(pdu[offset..<end])))
+            offset = end
+        } while offset < pdu.count
+        if queues[handle, default: []].isEmpty, !turns.contains(handle) { turns.append(handle) }
+        queues[handle, default: []] += fragments
+        queuedBytes[handle, default: 0] += pdu.count
+        return drain()
+    }
+
+    /// Number Of Completed Packets for one link: credits back (never more than were in flight on
+    /// it, nor more than the controller has buffers), then what may be written now.
+    public mutating func completed(_ handle: UInt16, count: Int) -> [ACLPacket] {
+        let returned = min(max(0, count), inFlight[handle] ?? 0)
+        if returned > 0 {
+            inFlight[handle, default: 0] -= returned
+            credits = min(credits + returned, bufferCount)
+        }
+        return drain()
+    }
+
+    /// The link ended: its queue is dropped and the buffers it held are free again (the
+    /// controller flushes them with the link).
+    public mutating func close(_ handle: UInt16) -> [ACLPacket] {
+        credits = min(credits + (inFlight.removeValue(forKey: handle) ?? 0), bufferCount)
+        queues[handle] = nil
+        queuedBytes[handle] = nil
+        turns.removeAll { $0 == handle }
+        return drain()
+    }
+
+    private mutating func drain() -> [ACLPacket] {
+        var out: [ACLPacket] = []
+        while credits > 0, let handle = turns.first {
+            turns.removeFirst()
+            guard var queue = queues[handle], !queue.isEmpty else { continue }
+            let fragment = queue.removeFirst()
+            queues[handle] = queue.isEmpty ? nil : queue
+            queuedBytes[handle, default: 0] -= fragment.data.count
+            if !queue.isEmpty { turns.append(handle) }
+            credits -= 1
+            inFlight[handle, default: 0] += 1
+            out.append(fragment)
+        }
+        return out
+    }
+}
