@@ -99,6 +99,13 @@ enum GattText {
         return "\(c.uuid) (\(name)handle \(c.valueHandle))"
     }
 
+    /// Short enough for a status line: `scanState (handle 22)`, `2A19 (handle 18)`, `A5C30006… (handle 7)`.
+    static func short(_ c: GATTCharacteristic) -> String {
+        let uuid = c.uuid.description
+        let name = BluetoothNames.name(of: c.uuid) ?? (uuid.count > 8 ? uuid.prefix(8) + "…" : uuid)
+        return "\(name) (handle \(c.valueHandle))"
+    }
+
     /// The 128-bit spelling even of a 16-bit UUID.
     static func canonical(_ uuid: BluetoothUUID) -> String {
         let h = uuid.bytes.map { byte in String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true) }

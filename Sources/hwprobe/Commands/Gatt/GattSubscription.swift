@@ -66,7 +66,7 @@ struct GattSubscriber: Sendable {
 
         let clock = ContinuousClock()
         let enabled = clock.now
-        let progress = Progress(source: "\(kind) from \(GattText.label(c))", count: count, seconds: seconds, start: enabled)
+        let progress = Progress(source: "\(kind) from \(GattText.short(c))", count: count, seconds: seconds, start: enabled)
         let stop = StopReason()
         let console = console
         let printsLines = !json
@@ -121,6 +121,10 @@ struct GattSubscriber: Sendable {
         await ticker?.value
         console.status(nil)
         let ending: SubscriptionEnding = reachedCount ? .count : (stop.value ?? .linkLost)
+        if case .interrupted = ending, console.errIsTerminal {
+            // The terminal echoed ^C where the cursor stood: the summary takes that line.
+            console.err("\r\u{1B}[2K")
+        }
 
         if ending != .linkLost {
             await Self.within(Self.unsubscribeGrace) { try? await connection.gatt.unsubscribe(c) }
@@ -215,7 +219,7 @@ struct GattSubscriber: Sendable {
             set { receivedSoFar.withLock { $0 = newValue } }
         }
 
-        /// `receiving notifications from … (scanState, handle 22): 12 of 20000, 8 s left · Ctrl-C stops`
+        /// `receiving notifications from scanState (handle 22): 12 of 20000, 8 s left · Ctrl-C stops`
         func line(now: ContinuousClock.Instant) -> String {
             var line = "receiving \(source): \(received)" + (count.map { " of \($0)" } ?? "")
             if let seconds {
