@@ -6,9 +6,27 @@ struct Invocation: Sendable, Equatable {
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
+    /// Every option value in the order it was typed, across options: where the order of two
+    /// options means something (`gatt`'s `--write` and `--write-command` happen as given).
+    var sequence: [OptionValue] = []
+
+    struct OptionValue: Sendable, Equatable {
+        var option: String
+        var value: String
+    }
 
     func value(_ name: String) -> String? { values[name]?.last }
     func all(_ name: String) -> [String] { values[name] ?? [] }
+    /// The values of `options`, interleaved as typed.
+    func inOrder(_ options: Set<String>) -> [OptionValue] { sequence.filter { options.contains($0.option) } }
+
+    /// Two command lines that differ only in where options stand are the same invocation
+    /// (`hwprobe -v scan` and `hwprobe scan -v`); `sequence` is there for the commands that read
+    /// an order out of it, and each option's own values keep theirs in `values`.
+    static func == (lhs: Invocation, rhs: Invocation) -> Bool {
+        lhs.command == rhs.command && lhs.commandGiven == rhs.commandGiven && lhs.values == rhs.values
+            && lhs.flags == rhs.flags && lhs.positionals == rhs.positionals
+    }
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 
     var wantsJSON: Bool { has("--json") }
@@ -87,6 +105,7 @@ enum ArgumentParser {
                     throw UsageError(message: "\(option.name) given twice", command: spec.name)
                 }
                 invocation.values[option.name, default: []].append(value)
+                invocation.sequence.append(.init(option: option.name, value: value))
             } else {
                 guard inlineValue == nil else {
                     throw UsageError(message: "\(option.name) takes no value", command: spec.name)

@@ -70,22 +70,12 @@ final class HostEventLog: Sendable {
     /// Discovery walks a range until the peer answers Attribute Not Found: that answer is normal.
     static let discoveryOpcodes: Set<UInt8> = [0x04, 0x06, 0x08, 0x10]
 
-    /// A characteristic's name where the Bluetooth SIG or our profiles give it one, with its UUID.
+    /// A characteristic's name where the Bluetooth SIG or our profiles give it one, with its UUID
+    /// (the names are `BluetoothNames`', the same ones `gatt` prints).
     static func name(of uuid: BluetoothUUID) -> String {
-        guard let name = characteristicNames[uuid] else { return uuid.description }
+        guard let name = BluetoothNames.qualifiedName(of: uuid) else { return uuid.description }
         return "\(name) (\(uuid))"
     }
-
-    private static let characteristicNames: [BluetoothUUID: String] = [
-        BluetoothUUID(0x2A00): "Device Name", BluetoothUUID(0x2A01): "Appearance", BluetoothUUID(0x2A05): "Service Changed",
-        BluetoothUUID(0x2A19): "Battery Level", BluetoothUUID(0x2A9B): "Body Composition Feature",
-        BluetoothUUID(0x2A9C): "Body Composition Measurement", BluetoothUUID(0x2A9D): "Weight Measurement",
-        BluetoothUUID(0x2A9E): "Weight Scale Feature",
-        // mirror-gatt-v1.md
-        MirrorGATT.uuid(0x02): "mirror deviceInfo", MirrorGATT.uuid(0x03): "mirror init", MirrorGATT.uuid(0x04): "mirror scanToken",
-        MirrorGATT.uuid(0x05): "mirror scanState", MirrorGATT.uuid(0x06): "mirror scale", MirrorGATT.uuid(0x07): "mirror alignment",
-        MirrorGATT.uuid(0x08): "mirror control", MirrorGATT.uuid(0x09): "mirror result",
-    ]
 
     static func hex2(_ byte: UInt8) -> String {
         let text = String(byte, radix: 16, uppercase: true)
