@@ -77,7 +77,7 @@ struct HostEventTests {
         let bearer = ATTBearer(clock: ManualClock(), timeout: .seconds(30), link: 0x0040,
                                events: { event in events.withLock { $0.append(event) } }) { pdu throws(BLEError) in
             let answer: [UInt8] = pdu.first == 0x02 ? [0x03, 0x64, 0x00] : [0x01, 0x0A, 0x2A, 0x00, 0x05]
-            await box.value?.receive(answer)
+            box.value?.receive(answer)
         }
         box.withLock { $0 = bearer }
         #expect(try await bearer.exchangeMTU(247) == 100)
