@@ -104,8 +104,13 @@ struct ListCommand: Sendable {
             countdown.withLock { $0 = task }
         }
         do {
-            for device in try await transports.discover(on: uri, for: duration, snoopPath: snoopPath, scanning: scanning) {
+            let found = try await transports.discover(on: uri, for: duration, snoopPath: snoopPath, scanning: scanning)
+            for device in found {
                 report.peripherals.append(peripheral(device, hci: uri.description))
+            }
+            if found.count >= Discovery.maximumPeripherals {
+                report.problem(.peripherals, "\(uri): \(Discovery.maximumPeripherals) peripherals or more advertised (a flood?); "
+                               + "the first \(Discovery.maximumPeripherals) are listed")
             }
         } catch {
             report.problem(.peripherals, "\(uri): \(error.message)")
@@ -131,28 +136,30 @@ struct ListCommand: Sendable {
 }
 
 enum Discovery {
+    /// The most peripherals one scan lists: a crowded hall has dozens; more is a flood.
+    static let maximumPeripherals = 1000
+
     /// Everything discovered within `duration`, one entry per address with advertisements merged,
-    /// in the order first seen.
+    /// in the order first seen (at most `maximumPeripherals`; `overflow` says how many more there were).
     static func collect(_ stream: AsyncThrowingStream<DiscoveredDevice, any Error>, for duration: Duration,
-                        clock: any Clock<Duration>) async throws -> [DiscoveredDevice] {
+                        clock: any Clock<Duration>, overflow: (@Sendable (Int) -> Void)? = nil) async throws -> [DiscoveredDevice] {
         try await withThrowingTaskGroup(of: [DiscoveredDevice]?.self) { group in
             group.addTask {
-                var order: [BLEAddress] = []
-                var seen: [BLEAddress: DiscoveredDevice] = [:]
+                var seen = BoundedPeripheralMap<DiscoveredDevice>(capacity: maximumPeripherals, policy: .keepingFirst)
                 do {
                     for try await device in stream {
                         if let old = seen[device.address] {
                             var merged = device
                             merged.advertisement = old.advertisement.merging(device.advertisement)
-                            seen[device.address] = merged
+                            seen.set(merged, for: device.address)
                         } else {
-                            order.append(device.address)
-                            seen[device.address] = device
+                            seen.set(device, for: device.address)
                         }
                         try Task.checkCancellation()
                     }
                 } catch is CancellationError {}
-                return order.compactMap { seen[$0] }
+                if seen.overflow > 0 { overflow?(seen.overflow) }
+                return seen.inOrder
             }
             group.addTask {
                 try? await clock.sleep(for: duration)

@@ -33,7 +33,11 @@ final class HostEventLog: Sendable {
             return "controller \(uri) opened" + (address.map { ", address \($0)" } ?? " (it reports no public address)")
         case .peripheralSeen(let device):
             let line = Self.found(device, claim: registry.claim(.advertisement(device.advertisement)))
-            let isNew = said.withLock { $0.insert(line).inserted }
+            let isNew = said.withLock { said -> Bool in
+                // Bounded: a flood of invented peripherals starts the memory over, not the process.
+                if said.count >= 4096 { said.removeAll() }
+                return said.insert(line).inserted
+            }
             return isNew ? line : nil
         case .connecting(let address):
             return "connecting to \(Self.address(address))"

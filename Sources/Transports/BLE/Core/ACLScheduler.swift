@@ -21,7 +21,7 @@
 
     public enum Failure: Error, Equatable { case unknownLink, queueFull }
 
-    init(fragmentLength: Int, bufferCount: Int) {
+    public init(fragmentLength: Int, bufferCount: Int) {
         self.fragmentLength = max(1, fragmentLength)
         self.bufferCount = max(1, bufferCount)
         credits = max(1, bufferCount)

@@ -23,7 +23,7 @@
     /// Callers waiting their turn beyond this are refused rather than queued.
     public static let maximumQueued = 64
 
-    init(preferredMTU: UInt16 = 247) {
+    public init(preferredMTU: UInt16 = 247) {
         self.preferredMTU = max(23, preferredMTU)
     }
 

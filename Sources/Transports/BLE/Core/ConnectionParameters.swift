@@ -12,6 +12,13 @@
     /// In units of 10 ms.
     public var supervisionTimeout: UInt16
 
+    public init(minInterval: UInt16, maxInterval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
+        self.minInterval = minInterval
+        self.maxInterval = maxInterval
+        self.latency = latency
+        self.supervisionTimeout = supervisionTimeout
+    }
+
     public static let intervalRange: ClosedRange<UInt16> = 0x0006...0x0C80
     public static let latencyRange: ClosedRange<UInt16> = 0...0x01F3
     public static let timeoutRange: ClosedRange<UInt16> = 0x000A...0x0C80

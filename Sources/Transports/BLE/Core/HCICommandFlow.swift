@@ -15,6 +15,8 @@
     /// Sent and not yet answered; `id` nil once nobody waits for the answer.
     private var sent: [(id: Int?, opcode: UInt16)] = []
 
+    public init() {}
+
     /// More waiting than this is a host bug or a runaway caller, not a queue to grow.
     public static let maximumWaiting = 128
 

@@ -49,7 +49,8 @@ public struct BLECentral: Sendable {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DiscoveredDevice.self, bufferingPolicy: .bufferingNewest(256))
         let task = Task {
             do {
-                var seen: [BLEAddress: DiscoveredDevice] = [:]
+                // Recent peripherals only: enough to merge each scan response into its advertisement.
+                var seen = BoundedPeripheralMap<DiscoveredDevice>(capacity: 512, policy: .evicting)
                 for try await report in try await host.scan() {
                     guard let advertisement = try? AdvertisingData.parse(report.data, connectable: report.connectable) else { continue }
                     var device = DiscoveredDevice(address: report.address, rssi: report.rssi, advertisement: advertisement)
@@ -57,7 +58,7 @@ public struct BLECentral: Sendable {
                         device.advertisement = earlier.advertisement.merging(advertisement)
                         if report.isScanResponse { device.rssi = earlier.rssi }
                     }
-                    seen[report.address] = device
+                    seen.set(device, for: report.address)
                     events?(.peripheralSeen(device))
                     continuation.yield(device)
                 }
