@@ -18,6 +18,21 @@ import Testing
     static let characteristicDeclaredAtHandleZero = PacketBytes.hex(
         "00 08 1106000010000D18 05 011011000A 17 0907 0200020300 9D2A 0000020100 9E2A 1000021100 9F2A")
 
+    /// Found by the gatt fuzz target after the bearer learned to drop PDUs longer than the MTU:
+    /// a 33-byte "Error Response" at MTU 23 was dropped and discovery waited for an answer that
+    /// would never come (on a real link, 30 s). An oversized answer now ends the request at once.
+    static let oversizedAnswer = PacketBytes.hex("""
+        0008 1106 0500 1000 0d18 2101 0001 1000 0a09 0000 0811 0605 0010 000d 1805 0110 079d 1100 0a09 0907 2a03 2e00
+        9d2a 0002 0300 9d2a
+        """)
+
+    @Test func anAnswerLongerThanTheMTUEndsTheRequestAtOnce() async throws {
+        let peer = ScriptedGATTPeer(input: Self.oversizedAnswer)
+        await #expect(throws: BLEError.protocolError("an ATT answer of 33 bytes where the ATT_MTU allows 23")) {
+            try await peer.client.discoverAll()
+        }
+    }
+
     @Test func aCharacteristicBeforeTheRangeAskedForEndsDiscoveryWithAnError() async throws {
         let peer = ScriptedGATTPeer(input: Self.characteristicBeforeTheRange)
         await #expect(throws: BLEError.protocolError("characteristic discovery got handle 0x0001 where only "

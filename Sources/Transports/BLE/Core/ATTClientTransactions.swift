@@ -69,6 +69,12 @@
         guard closed == nil else { return (.dropped, []) }
         guard bytes.count <= Int(mtu) else {
             oversized += 1
+            // An answer to the outstanding request that breaks the MTU ends that request at once
+            // (instead of leaving it to the 30 s timeout); anything else oversized is dropped.
+            if let failed = endOutstanding(ifAnsweredBy: bytes.first,
+                                           .protocolError("an ATT answer of \(bytes.count) bytes where the ATT_MTU allows \(mtu)")) {
+                return failed
+            }
             return (.dropped, [])
         }
         let pdu: ATTPDU
@@ -77,16 +83,7 @@
         } catch {
             malformed += 1
             // A garbled answer to the outstanding request ends that request with a clear error.
-            if let current = outstanding, let opcode = bytes.first,
-               opcode == ATTPDU.Opcode.errorResponse || opcode == ATTPDU.responseOpcode(forRequest: current.request.opcode) {
-                outstanding = nil
-                let send = next().map { [$0] } ?? []
-                if let id = current.id {
-                    return (.failure(id: id, .protocolError("malformed ATT response: \(error)")), send)
-                }
-                return (.dropped, send)
-            }
-            return (.dropped, [])
+            return endOutstanding(ifAnsweredBy: bytes.first, .protocolError("malformed ATT response: \(error)")) ?? (.dropped, [])
         }
         switch pdu {
         case .handleValueNotification(let handle, let value):
@@ -114,6 +111,17 @@
             guard let id = current.id else { return (.dropped, send) }
             return (.response(id: id, pdu), send)
         }
+    }
+
+    /// Ends the outstanding request with `error` when `opcode` is what would answer it (its
+    /// response, or an Error Response); nil otherwise.
+    private mutating func endOutstanding(ifAnsweredBy opcode: UInt8?, _ error: BLEError) -> (receipt: Receipt, send: [ATTPDU])? {
+        guard let current = outstanding, let opcode,
+              opcode == ATTPDU.Opcode.errorResponse || opcode == ATTPDU.responseOpcode(forRequest: current.request.opcode) else { return nil }
+        outstanding = nil
+        let send = next().map { [$0] } ?? []
+        guard let id = current.id else { return (.dropped, send) }
+        return (.failure(id: id, error), send)
     }
 
     /// The outstanding request got no answer within the transaction timeout: the bearer is done
