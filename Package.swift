@@ -89,7 +89,9 @@ let package = Package(
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport"], path: "Tests/CaptureTests"),
-        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "MirrorProfile"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
+        // One serial executor for every test that must know when the code under test has settled.
+        .target(name: "SerialTestSupport", dependencies: ["HAL"], path: "Tests/SerialTestSupport"),
+        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "MirrorProfile", "SerialTestSupport"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
         // The pad tests run the pad-probe helper under umockdev (fixtures in Tests/Fixtures/umockdev).
         .testTarget(name: "PluginsTests", dependencies: ["HAL", "Transports", "DeviceSupport"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),

@@ -1,4 +1,5 @@
 import MirrorProfile
+import SerialTestSupport
 import HAL
 import Synchronization
 @testable import Flows
