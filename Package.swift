@@ -32,6 +32,9 @@ let package = Package(
         .library(name: "Transports", targets: ["Transports"]),
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "Flows", targets: ["Flows"]),
+        // The in-process LE controller and its GATT peripherals: `--hci sim:`, the host tests, and
+        // (later) the fuzz targets that play a controller at the host.
+        .library(name: "VirtualController", targets: ["VirtualController"]),
     ] + driverTargets.map { .library(name: $0.name, targets: [$0.name]) },
     targets: [
         systemLibrary("CBlueZ", pkgConfig: "bluez", apt: "libbluetooth-dev"),
@@ -55,6 +58,9 @@ let package = Package(
         .target(name: "Capture", dependencies: ["HAL", "LinuxIO", "CLinuxShims", "CV4L2", "CZBar", "CZXingBridge"],
                 path: "Sources/Capture"),
         .target(name: "Flows", dependencies: ["HAL", "CCrypto"], path: "Sources/Flows"),
+        // Speaks HCI to our host as a controller does, with the simulated bench's mirror and scale
+        // as GATT peripherals; uses Transports only for the packet codecs.
+        .target(name: "VirtualController", dependencies: ["HAL", "Transports"], path: "Sources/VirtualController"),
         .executableTarget(
             name: "hwprobe",
             dependencies: ["HAL", "LinuxIO", "Transports", "Capture", "Flows"] + driverTargets.map { .target(name: $0.name) },
@@ -88,6 +94,9 @@ let package = Package(
         .target(name: "DeviceSupport", path: "Tests/DeviceSupport"),
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
+        .testTarget(name: "VirtualControllerTests",
+                    dependencies: ["VirtualController", "Transports", "HAL", "MirrorProfile", "StandardScale", "SerialTestSupport"],
+                    path: "Tests/VirtualControllerTests"),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport"], path: "Tests/CaptureTests"),
         // One serial executor for every test that must know when the code under test has settled.
         .target(name: "SerialTestSupport", dependencies: ["HAL"], path: "Tests/SerialTestSupport"),
