@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "VirtualController", dependencies: ["HAL", "Transports"], path: "Sources/VirtualController"),
         .executableTarget(
             name: "hwprobe",
-            dependencies: ["HAL", "LinuxIO", "Transports", "Capture", "Flows"] + driverTargets.map { .target(name: $0.name) },
+            dependencies: ["HAL", "LinuxIO", "Transports", "Capture", "Flows", "VirtualController"] + driverTargets.map { .target(name: $0.name) },
             path: "Sources/hwprobe",
             plugins: [.plugin(name: "GitCommit")]),
         // Writes the git commit hwprobe was built from into the build directory (hwprobe --version);
@@ -104,6 +104,7 @@ let package = Package(
         // The pad tests run the pad-probe helper under umockdev (fixtures in Tests/Fixtures/umockdev).
         .testTarget(name: "PluginsTests", dependencies: ["HAL", "Transports", "DeviceSupport"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),
-        .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport", "MediaSupport", "DeviceSupport"], path: "Tests/hwprobeTests"),
+        .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport", "MediaSupport", "DeviceSupport",
+                                                      "VirtualController", "SerialTestSupport"], path: "Tests/hwprobeTests"),
     ] + driverTargets
 )
