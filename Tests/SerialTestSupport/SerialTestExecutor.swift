@@ -64,7 +64,13 @@ public func withSerialExecutor<T: Sendable>(_ body: () async -> T) async -> T {
     await serialOwner.acquire()
     _ = serialTestExecutor
     enqueueGlobalHook?.pointee = { job, _ in serialTestExecutor.enqueue(job) }
-    let result = await body()
+    // The body runs in a task of its own, so it too is on the executor's thread: the test's own
+    // task may carry an executor preference (which the hook does not see), and would then run
+    // the body beside the jobs it starts, making "settled" inexact.
+    let result = await withoutActuallyEscaping(body) { escapable in
+        let box = UncheckedBody(run: escapable)
+        return await Task { await box.run() }.value
+    }
     enqueueGlobalHook?.pointee = nil
     serialOwner.release()
     return result
@@ -73,4 +79,18 @@ public func withSerialExecutor<T: Sendable>(_ body: () async -> T) async -> T {
 /// Lets every other job run until none is left.
 public func settleSerialExecutor() async {
     repeat { await Task.yield() } while serialTestExecutor.queued > 0
+}
+
+/// The same for a body that throws.
+public func withSerialExecutor<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    let result: Result<T, any Error> = await withSerialExecutor {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+    return try result.get()
+}
+
+/// Carries a non-escaping body into the task that runs it; the task is awaited before the body's
+/// scope ends, so it never outlives it.
+private struct UncheckedBody<T>: @unchecked Sendable {
+    let run: () async -> T
 }
