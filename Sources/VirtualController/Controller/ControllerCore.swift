@@ -196,30 +196,43 @@ struct ControllerCore {
         return earliest
     }
 
-    /// Runs everything due by `now`: the controller's own timers, advertising events, and the
-    /// peripherals' schedules. Bounded rounds, so a peripheral that never moves its deadline on
-    /// cannot hold the controller.
+    /// Runs everything due by `now` in the order it fell due — the controller's own timers,
+    /// advertising events, the peripherals' schedules — so a clock that jumps far ahead replays
+    /// the same story as one that moved step by step. Bounded: what is left stays due, and the
+    /// driver's timer comes straight back for it.
     mutating func advance(to now: Duration) {
-        for _ in 0..<64 {
-            var busy = false
-            while let timer = timers.popDue(at: now) {
-                fire(timer, at: now)
-                busy = true
+        for _ in 0..<256 {
+            guard let due = earliestDue(by: now) else { break }
+            switch due {
+            case .timer:
+                if let timer = timers.popDue(at: now) { fire(timer, at: now) }
+            case .peripheral(let index):
+                let actions = slots[index].peripheral.advance(to: now)
+                perform(actions, slot: index, at: now)
+            case .advertising(let index):
+                advertisingEvent(index, at: now)
             }
-            for index in slots.indices {
-                if let deadline = slots[index].peripheral.nextDeadline, deadline <= now {
-                    let actions = slots[index].peripheral.advance(to: now)
-                    perform(actions, slot: index, at: now)
-                    busy = true
-                }
-                if let event = slots[index].nextAdvertisingEvent, event <= now {
-                    advertisingEvent(index, at: now)
-                    busy = true
-                }
-            }
-            if !busy { break }
         }
         settle(now)
+    }
+
+    private enum Due { case timer, peripheral(Int), advertising(Int) }
+
+    /// The earliest thing due by `now`; at equal times the controller's timers, then the
+    /// peripherals, then advertising, each in slot order.
+    private func earliestDue(by now: Duration) -> Due? {
+        var best: (time: Duration, rank: Int, due: Due)?
+        func consider(_ time: Duration?, _ rank: Int, _ due: Due) {
+            guard let time, time <= now else { return }
+            if let current = best, (current.time, current.rank) <= (time, rank) { return }
+            best = (time, rank, due)
+        }
+        consider(timers.nextDeadline, 0, .timer)
+        for index in slots.indices {
+            consider(slots[index].peripheral.nextDeadline, 1 + index, .peripheral(index))
+            consider(slots[index].nextAdvertisingEvent, 1 + slots.count + index, .advertising(index))
+        }
+        return best?.due
     }
 
     private mutating func fire(_ timer: Timer, at now: Duration) {
