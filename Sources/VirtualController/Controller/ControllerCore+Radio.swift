@@ -147,8 +147,13 @@ extension ControllerCore {
         connectionComplete(status: 0, handle: handle, peer: peer, interval: link.interval, latency: link.latency, timeout: link.timeout)
         let parameters = VirtualLinkParameters(central: ownAddress(initiator.ownAddressType), interval: link.interval,
                                                latency: link.latency, supervisionTimeout: link.timeout)
+        // Nothing can go over the new link before its first connection event, a transmit window
+        // after CONNECT_IND (Vol 6 Part B §4.5.3); what the peripheral has to say waits for it.
         let actions = slots[index].peripheral.linkUp(parameters, at: now)
-        perform(actions, slot: index, at: now)
+        if !actions.isEmpty {
+            links[handle]?.firstEvent = actions
+            timers.add(.firstConnectionEvent(handle: handle, serial: link.serial), at: now + .microseconds(1250 * Int64(link.interval)))
+        }
     }
 
     /// LE Enhanced Connection Complete when the host unmasked it (it then replaces the legacy

@@ -128,6 +128,8 @@ struct ControllerCore {
         var terminating = false
         var parameterRequest = false
         var updatePending = false
+        /// What the peripheral asked for as the link came up: it goes at the first connection event.
+        var firstEvent: [PeripheralAction] = []
 
         var backlogCount: Int { backlog.count - backlogHead }
     }
@@ -136,6 +138,7 @@ struct ControllerCore {
         case air(handle: UInt16, serial: UInt64)
         case supervision(handle: UInt16, serial: UInt64)
         case terminated(handle: UInt16, serial: UInt64, reason: UInt8)
+        case firstConnectionEvent(handle: UInt16, serial: UInt64)
         case connectionUpdate(handle: UInt16, serial: UInt64, interval: UInt16, latency: UInt16, timeout: UInt16)
         case scanEnded(generation: UInt64)
     }
@@ -249,6 +252,10 @@ struct ControllerCore {
         case .supervision(let handle, let serial):
             guard let link = links[handle], link.serial == serial else { return }
             endLink(handle, hostReason: 0x08, peripheralReason: 0x08, at: now)
+        case .firstConnectionEvent(let handle, let serial):
+            guard let link = links[handle], link.serial == serial else { return }
+            links[handle]?.firstEvent = []
+            perform(link.firstEvent, slot: link.slot, at: now)
         case .terminated(let handle, let serial, let reason):
             guard let link = links[handle], link.serial == serial else { return }
             endLink(handle, hostReason: 0x16, peripheralReason: reason, at: now)
