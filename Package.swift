@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
         .testTarget(name: "VirtualControllerTests",
-                    dependencies: ["VirtualController", "Transports", "HAL", "MirrorProfile", "StandardScale", "SerialTestSupport"],
+                    dependencies: ["VirtualController", "Transports", "HAL", "Flows", "MirrorProfile", "StandardScale", "SerialTestSupport"],
                     path: "Tests/VirtualControllerTests"),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport"], path: "Tests/CaptureTests"),
         // One serial executor for every test that must know when the code under test has settled.
