@@ -74,6 +74,8 @@ let package = Package(
         .executableTarget(name: "soak", dependencies: ["HAL", "Transports", "Capture", "Flows", "MirrorProfile", "PeerSupport", "MediaSupport"],
                           path: "Tests/Soak"),
         .executableTarget(name: "ble-bench", dependencies: ["HAL", "Transports", "PeerSupport"], path: "Benchmarks/BLEBench"),
+        // Our host over the virtual controller, where no peer is the bottleneck (notifications/s, CPU each).
+        .executableTarget(name: "vc-bench", dependencies: ["HAL", "Transports", "VirtualController"], path: "Benchmarks/VirtualControllerBench"),
         // Test helper, not shipped: opens a pad URI with the real drivers and plays cues on a fast
         // clock, for the umockdev tests in PluginsTests (which run it under umockdev-run).
         .executableTarget(name: "pad-probe", dependencies: ["HAL", "Xbox360Pad", "DualShock4"], path: "Tests/PadProbe"),
