@@ -291,6 +291,62 @@ import VirtualController
         #expect(try await host.status(create(0x18, 0x28, 0, 0x1F4, own: 1)) == 0x00)
     }
 
+    /// LE Extended Create Connection reaches an extended advertiser, which LE Create Connection
+    /// (a legacy initiator) cannot: it only hears legacy advertising.
+    @Test func onlyAnExtendedInitiatorConnectsToAnExtendedAdvertiser() async throws {
+        let clock = ManualClock()
+        var script = MirrorScript()
+        script.address = BLEAddress(string: "C0:FF:EE:00:00:02/random")!
+        let (controller, host) = make([MirrorPeripheral(script: script, extendedAdvertising: true)], clock: clock)
+        let legacy = try await withSerialExecutor { () async throws -> [UInt16] in
+            try await host.initialise()
+            _ = try await host.status(.leCreateConnection(peer: script.address, scanInterval: 0x60, scanWindow: 0x60, ownAddressType: 0,
+                                                          minInterval: 0x18, maxInterval: 0x28, latency: 0, supervisionTimeout: 0x1F4))
+            await advance(clock, to: .milliseconds(500))
+            return controller.connectionHandles
+        }
+        #expect(legacy.isEmpty)
+        _ = try await host.send(.leCreateConnectionCancel)
+        _ = try await host.complete(.reset)
+        let events = try await withSerialExecutor { () async throws -> [HCIEvent] in
+            _ = try await host.complete(.setEventMask(0x3DBF_F807_FFFB_FFFF))
+            _ = try await host.complete(.leSetEventMask(0x000F_FFFF))
+            #expect(try await host.status(ExtendedCommands.createConnection(script.address)) == 0x00)
+            await advance(clock, to: .milliseconds(650))
+            return try await host.events().map { try HCIEvent(parsing: $0) }
+        }
+        guard case .leConnectionComplete(let complete)? = events.first else {
+            Issue.record("\(events)")
+            return
+        }
+        #expect(complete.status == 0 && complete.peer == script.address && complete.handle == 0x0040)
+    }
+
+    @Test func aLinkAnswersQueriesAboutItselfAndResetEndsItWithoutAWord() async throws {
+        let clock = ManualClock()
+        let (controller, host) = make(clock: clock)
+        let events = try await withSerialExecutor { () async throws -> [HCIEvent] in
+            try await host.initialise()
+            _ = try await host.status(.leCreateConnection(peer: Self.mirror, scanInterval: 0x60, scanWindow: 0x60, ownAddressType: 0,
+                                                          minInterval: 0x18, maxInterval: 0x28, latency: 0, supervisionTimeout: 0x1F4))
+            await advance(clock, to: .milliseconds(150))
+            _ = try await host.drain()
+            #expect(try await host.complete(HCICommand(opcode: 0x1405, parameters: [0x40, 0x00])) == [0x00, 0x40, 0x00, 0xD0], "RSSI -48")
+            #expect(try await host.complete(HCICommand(opcode: 0x1405, parameters: [0x41, 0x00])) == [0x02, 0x41, 0x00, 0x00])
+            var events = try await host.send(HCICommand(opcode: 0x2016, parameters: [0x40, 0x00]))
+            events += try await host.send(HCICommand(opcode: 0x041D, parameters: [0x40, 0x00]))
+            return events
+        }
+        #expect(events == [.commandStatus(status: 0, numPackets: 1, opcode: 0x2016),
+                           .leMeta(subevent: 0x04, parameters: [0x00, 0x40, 0x00, 0x02, 0, 0, 0, 0, 0, 0, 0]),
+                           .commandStatus(status: 0, numPackets: 1, opcode: 0x041D),
+                           .other(code: 0x0C, parameters: [0x00, 0x40, 0x00, 0x0C, 0xFF, 0xFF, 0x01, 0x00])])
+        // Reset drops the link without a Disconnection Complete; the mirror advertises again.
+        #expect(try await host.send(.reset) == [.commandComplete(numPackets: 1, opcode: 0x0C03, returnParameters: [0x00])])
+        #expect(controller.connectionHandles.isEmpty)
+        #expect(controller.peripheral(Self.mirror, as: MirrorPeripheral.self)?.isAdvertising == true)
+    }
+
     static func reports(_ host: RawHost) async throws -> [LEAdvertisingReport] {
         try await host.events().flatMap { packet -> [LEAdvertisingReport] in
             if case .leAdvertisingReports(let reports) = try HCIEvent(parsing: packet) { reports } else { [] }

@@ -5,7 +5,7 @@ import HAL
 /// ACL buffers (so a full-MTU ATT PDU travels as ten fragments, as on many real dongles), eight of them.
 public struct ControllerConfiguration: Hashable, Sendable {
     /// The controller's public address (Read BD_ADDR).
-    public var address = BLEAddress(bytes: [0x5A, 0x11, 0xC0, 0x00, 0x00, 0x01], kind: .public)!
+    public var address = BLEAddress.literal([0x5A, 0x11, 0xC0, 0x00, 0x00, 0x01], .public)
     /// 0x0C: Core Specification 5.3 (Assigned Numbers, "Core Specification Version").
     public var hciVersion: UInt8 = 0x0C
     public var hciRevision: UInt16 = 0x0001
@@ -104,5 +104,14 @@ enum SupportedCommands {
             bytes[position.octet] |= 1 << UInt8(position.bit)
         }
         return bytes
+    }
+}
+
+extension BLEAddress {
+    /// An address written out in code. Six bytes always make an address, so this cannot fail at
+    /// run time; a literal of the wrong length is a programming error the tests meet first.
+    static func literal(_ bytes: [UInt8], _ kind: Kind) -> BLEAddress {
+        guard let address = BLEAddress(bytes: bytes, kind: kind) else { preconditionFailure("a BLE address has six bytes, not \(bytes.count)") }
+        return address
     }
 }

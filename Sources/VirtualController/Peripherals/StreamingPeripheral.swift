@@ -6,8 +6,9 @@ import Transports
 /// host's receive path on the virtual controller, where no peer is the bottleneck, and for
 /// checking that a fast peripheral is held back by a slow host instead of filling memory.
 public struct StreamingPeripheral: VirtualPeripheral {
-    public static let service = BluetoothUUID(string: "5EED0001-6B1E-4F2A-9D3C-2B7E5F10C4A9")!
-    public static let stream = BluetoothUUID(string: "5EED0002-6B1E-4F2A-9D3C-2B7E5F10C4A9")!
+    /// `5EED0001-6B1E-4F2A-9D3C-2B7E5F10C4A9` and `5EED0002-…`: made up for the benchmark and tests.
+    public static let service = BluetoothUUID(high: 0x5EED_0001_6B1E_4F2A, low: 0x9D3C_2B7E_5F10_C4A9)
+    public static let stream = BluetoothUUID(high: 0x5EED_0002_6B1E_4F2A, low: 0x9D3C_2B7E_5F10_C4A9)
 
     public let address: BLEAddress
     public let advertising: VirtualAdvertising
