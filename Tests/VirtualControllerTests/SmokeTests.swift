@@ -28,6 +28,5 @@ import VirtualController
             }
         }
         #expect(outcome == "Mirror 4F2A 247 [\"1800\", \"1801\", \"7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00\"]")
-        print(outcome ?? "nil", clock.now)
     }
 }
