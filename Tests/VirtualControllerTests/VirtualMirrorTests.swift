@@ -104,17 +104,15 @@ import VirtualController
         #expect(phases.last == .complete)
     }
 
-    /// After a mirror error the flow ends the link itself; the old host's Disconnect starts a 2 s
-    /// timer that is never cancelled, and the retry's link, which the controller gives the same
-    /// handle, is closed by it (issue 14, the first defect). The host core's rewrite on main fixes
-    /// it: once that is merged, drop `withKnownIssue` and this is the defect's regression test.
+    /// After a mirror error the flow ends the link itself; the host before issue 14's rewrite
+    /// started a 2 s timer on Disconnect that was never cancelled, and the retry's link, which the
+    /// controller gives the same handle, was closed by it. This is that defect's regression test
+    /// through the whole stack (HostDefectTests has it at the host's level).
     @Test func aRetryAfterAMirrorErrorReconnectsAndCompletes() async throws {
         let (outcomes, phases, connections) = try await scan(Self.faults[2].script, attempts: 2)
         #expect(connections == 2)
-        withKnownIssue("issue 14: HCIHost.disconnect's 2 s timer closes the next link on the reused handle", isIntermittent: true) {
-            #expect(outcomes.map(\.kind) == [.failed, .complete])
-            #expect(phases.last == .complete)
-        }
+        #expect(outcomes.map(\.kind) == [.failed, .complete])
+        #expect(phases.last == .complete)
     }
 
     @Test func aMirrorThatFallsSilentMeetsTheFlowsDeadline() async throws {

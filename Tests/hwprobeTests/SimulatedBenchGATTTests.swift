@@ -38,6 +38,46 @@ import Transports
                 == [[], [], [], ["2902"], ["2902"], ["2902"], [], []])
     }
 
+    /// `--read all` reads every readable characteristic of the bench mirror through the host
+    /// stack: what the profile says it holds before a scan, and the result's refusal carried on
+    /// past (mirror-gatt-v1.md: result is Read Not Permitted until a scan completes).
+    @Test func gattReadsEverythingTheBenchMirrorLetsItRead() async throws {
+        let result = await run(["gatt", "--hci", "sim:", "C0:FF:EE:00:4F:2A", "--read", "all", "--json"])
+        #expect(result.code == 0, "\(result.err)")
+        let json = try JSONShape.parse(result.out)
+        let characteristics = (json["services"]?.array ?? []).flatMap { $0["characteristics"]?.array ?? [] }
+        func entry(_ uuid: String) -> JSONShape? { characteristics.first { $0["uuid"]?.string == uuid } }
+        #expect(entry("2A00")?["value"]?.string == Array("Mirror 4F2A".utf8).map { String(format: "%02x", $0) }.joined())
+        let info = MirrorScript().info
+        let infoBytes = [info.protocolVersion, info.firmwareMajor, info.firmwareMinor, info.firmwarePatch, info.batteryPercent ?? 0xFF]
+        #expect(entry("7B9E0002-3C2A-4F1B-9E6D-5A4C3B2A1F00")?["value"]?.string == infoBytes.map { String(format: "%02x", $0) }.joined())
+        #expect(entry("7B9E0005-3C2A-4F1B-9E6D-5A4C3B2A1F00")?["value"]?.string == "000000", "scanState: idle, no progress")
+        let resultEntry = try #require(entry("7B9E0009-3C2A-4F1B-9E6D-5A4C3B2A1F00"))
+        #expect(resultEntry["error"]?.string == "0x02 Read Not Permitted")
+        #expect(resultEntry["value"] == nil)
+        // What cannot be read is not read: write-only characteristics carry neither.
+        let control = try #require(entry("7B9E0008-3C2A-4F1B-9E6D-5A4C3B2A1F00"))
+        #expect(control["value"] == nil && control["error"] == nil)
+    }
+
+    /// `--subscribe` on the bench scale: its Weight Measurement indications through the host
+    /// stack, as many as `--count` asked, each a flags byte and a weight in 5 g steps.
+    @Test func gattSubscribesToTheBenchScalesWeight() async throws {
+        let result = await run(["gatt", "--hci", "sim:", "D4:12:3A:00:18:1D/public", "--subscribe", "2A9D", "--count", "3", "--json"])
+        #expect(result.code == 0, "\(result.err)")
+        let json = try JSONShape.parse(result.out)
+        let subscription = try #require(json["subscription"])
+        #expect(subscription["received"]?.number == 3)
+        #expect(subscription["handle"]?.number == 14)
+        let values = subscription["values"]?.array ?? []
+        #expect(values.count == 3)
+        #expect(values.allSatisfy { ($0["value"]?.string?.count ?? 0) == 6 && $0["value"]?.string?.hasPrefix("00") == true })
+        let times = values.compactMap { $0["t"]?.number }
+        #expect(times == times.sorted())
+        #expect(subscription["dropped"] == nil)
+        #expect(result.err.contains("received 3 indications"))
+    }
+
     @Test func gattOnTheBenchSaysWhatThereIsToPeopleToo() async throws {
         let result = await run(["gatt", "--hci", "sim:", "D4:12:3A:00:18:1D/public"])
         #expect(result.code == 0, "\(result.err)")

@@ -129,7 +129,7 @@ struct GattCommand: Sendable {
             report.subscription = GattReport.Subscription(
                 uuid: c.uuid.description, name: BluetoothNames.name(of: c.uuid), handle: c.valueHandle, received: record.received,
                 values: record.kept.map { .init(t: (GattSubscriber.seconds($0.t) * 1e6).rounded() / 1e6, value: HexValue.text($0.value)) },
-                truncated: record.truncated ? true : nil)
+                truncated: record.truncated ? true : nil, dropped: record.dropped > 0 ? record.dropped : nil)
         }
         if json { console.out(JSON.encode(report)) }
         return exitCode

@@ -33,12 +33,14 @@ public final class ATTBearer: Sendable {
         var subscribers: [UInt16: [AsyncStream<[UInt8]>.Continuation]] = [:]
         var everything: [AsyncStream<ATTNotification>.Continuation] = []
         var notificationsReceived = 0
+        /// Values a subscriber's full buffer had no room for (it kept the newest).
+        var notificationsDropped = 0
     }
 
     private let state: Mutex<State>
 
     /// Values kept per subscriber while it is slow; each is at most ATT_MTU − 3 bytes.
-    static let subscriberBuffer = 1024
+    public static let subscriberBuffer = 1024
 
     /// `send` carries a PDU to the peer; `events` hears about the MTU, subscriptions and Error
     /// Responses on `link`. Public only as SPI: the fuzz targets stand in for the peer
@@ -71,6 +73,10 @@ public final class ATTBearer: Sendable {
     public var mtu: UInt16 { state.withLock { $0.transactions.mtu } }
     /// Counters for tests and benchmarks.
     public var notificationsReceived: Int { state.withLock { $0.notificationsReceived } }
+    /// Values that reached a subscriber too slow to take them: its buffer (`subscriberBuffer`)
+    /// keeps the newest, and this counts the older ones it let go, so a consumer can say so
+    /// rather than lose them silently (a peer's notifications cannot be held back).
+    public var notificationsDropped: Int { state.withLock { $0.notificationsDropped } }
     /// PDUs dropped as malformed, unexpected or longer than the MTU.
     public var malformedPDUs: Int { state.withLock { $0.transactions.malformed + $0.transactions.oversized } }
     /// Whether the bearer still serves requests.
@@ -182,10 +188,14 @@ public final class ATTBearer: Sendable {
                 if let waiter = s.waiters.removeValue(forKey: id) { answer = (waiter, .failure(error)) }
             case .notification(let handle, let value), .indication(let handle, let value):
                 s.notificationsReceived += 1
-                for subscriber in s.subscribers[handle] ?? [] { subscriber.yield(value) }
+                for subscriber in s.subscribers[handle] ?? [] {
+                    if case .dropped = subscriber.yield(value) { s.notificationsDropped += 1 }
+                }
                 if !s.everything.isEmpty {
                     let notification = ATTNotification(handle: handle, value: value)
-                    for subscriber in s.everything { subscriber.yield(notification) }
+                    for subscriber in s.everything {
+                        if case .dropped = subscriber.yield(notification) { s.notificationsDropped += 1 }
+                    }
                 }
             case .mtuChanged(let mtu):
                 mtuChanged = mtu

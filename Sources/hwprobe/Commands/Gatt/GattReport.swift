@@ -59,6 +59,8 @@ struct GattReport: Encodable, Equatable, Sendable {
         var values: [Value]
         /// Present (true) when more arrived than were kept (see `SubscriptionRecord`).
         var truncated: Bool?
+        /// Present when values came faster than hwprobe took them in and some were let go.
+        var dropped: Int?
     }
 
     var address: String

@@ -18,6 +18,10 @@ struct SubscriptionRecord: Sendable, Equatable {
 
     let keepLimit: Int
     private(set) var received = 0
+    /// Values that came while hwprobe was still busy with earlier ones and were let go by the
+    /// bearer's bounded buffer (`ATTBearer.notificationsDropped`); never printed nor counted in
+    /// `received`.
+    var dropped = 0
     private(set) var kept: [Entry] = []
 
     init(keeping limit: Int) { keepLimit = max(0, limit) }
@@ -56,6 +60,7 @@ struct GattSubscriber: Sendable {
         let seconds = Self.timeLimit(count: count, seconds: seconds, json: json)
         let kind = c.properties.contains(.notify) ? "notifications" : "indications"
         let stream: AsyncStream<[UInt8]>
+        let droppedBefore = connection.bearer.notificationsDropped
         do {
             stream = try await connection.gatt.subscribe(c)
         } catch .att(let failure) {
@@ -114,7 +119,8 @@ struct GattSubscriber: Sendable {
             console.status(progress.onceLine)
         }
 
-        let (record, reachedCount) = await consumer.value
+        var (record, reachedCount) = await consumer.value
+        record.dropped = connection.bearer.notificationsDropped - droppedBefore
         interrupt.end()
         deadline?.cancel()
         ticker?.cancel()
@@ -131,6 +137,11 @@ struct GattSubscriber: Sendable {
         }
         console.diagnostic(Self.summary(record, kind: kind, ending: ending, took: enabled.duration(to: clock.now),
                                         count: count, seconds: seconds))
+        if record.dropped > 0 {
+            console.diagnostic("\(record.dropped) more \(kind) came faster than hwprobe could take them in and were let go "
+                               + "(it keeps the newest \(ATTBearer.subscriberBuffer) while it is behind); with --json, or output "
+                               + "to a file instead of a terminal, it keeps up better")
+        }
         if record.truncated, json {
             console.diagnostic("kept the first \(record.kept.count) of \(record.received) values for the JSON "
                                + "(the most it keeps without --count); give --count N to keep N")
