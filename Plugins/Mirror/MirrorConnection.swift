@@ -44,7 +44,7 @@ final class MirrorConnection: ScaleConnection {
     private let continuation: AsyncStream<ScaleEvent>.Continuation
 
     private init(device: DiscoveredDevice, link: BLEConnection, characteristics: [BluetoothUUID: GATTCharacteristic],
-                 notifications: AsyncStream<ATTNotification>) {
+                 notifications: NotificationValues<ATTNotification>) {
         self.device = device
         self.link = link
         self.characteristics = characteristics

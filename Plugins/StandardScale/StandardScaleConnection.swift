@@ -20,7 +20,7 @@ public final class StandardScaleConnection: ScaleConnection {
     }
     private let state = Mutex(State())
 
-    init(device: DiscoveredDevice, link: BLEConnection, notifications: AsyncStream<ATTNotification>,
+    init(device: DiscoveredDevice, link: BLEConnection, notifications: NotificationValues<ATTNotification>,
          weightHandle: UInt16?, compositionHandle: UInt16?,
          weightScaleFeature: WeightScaleFeature?, bodyCompositionFeature: BodyCompositionFeature?) {
         self.device = device

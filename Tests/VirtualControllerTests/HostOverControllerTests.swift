@@ -235,4 +235,64 @@ import VirtualController
         #expect(sequence == (0..<UInt32(count)).map { $0 })
         #expect(counters.droppedFrames == 0 && counters.droppedEvents == 0)
     }
+
+    /// A subscriber slower than the link for a while loses nothing: past three quarters of its
+    /// queue the host stops reading, so the controller holds the peripheral back (the queue used
+    /// to keep the newest 1024 and let the rest go).
+    @Test func aSlowSubscriberIsWaitedForAndLosesNothing() async throws {
+        let streamer = BLEAddress(string: "C2:B0:B0:00:00:0F/random")!
+        let count = 6_000
+        let (sequence, dropped) = try await withHost([StreamingPeripheral(address: streamer, count: count)]) {
+            central, _, clock -> ([UInt32], Int) in
+            let connection = try await central.connect(streamer)
+            _ = try await connection.bearer.exchangeMTU(247)
+            var stream: GATTCharacteristic?
+            for tree in try await connection.gatt.discoverAll() {
+                stream = stream ?? tree.characteristics.first { $0.uuid == StreamingPeripheral.stream }
+            }
+            let values = try await connection.gatt.subscribe(try #require(stream))
+            var sequence: [UInt32] = []
+            for await value in values {
+                sequence.append(UInt32(value[0]) | UInt32(value[1]) << 8 | UInt32(value[2]) << 16 | UInt32(value[3]) << 24)
+                // Slow now and then: a millisecond of the link's time every 500 values.
+                if sequence.count % 500 == 0 { try await clock.sleep(for: .milliseconds(1)) }
+                if sequence.count == count { break }
+            }
+            let dropped = connection.bearer.notificationsDropped
+            await connection.disconnect()
+            return (sequence, dropped)
+        }
+        #expect(sequence == (0..<UInt32(count)).map { $0 })
+        #expect(dropped == 0)
+    }
+
+    /// A subscriber that holds its values but never reads them holds the link up once, for the
+    /// congestion limit; then it is given up on (its oldest values go, counted) and everything
+    /// else on the link goes on: here a read, answered in the middle of the stream.
+    @Test func aSubscriberThatNeverReadsHoldsTheLinkUpOnlyForTheLimit() async throws {
+        let streamer = BLEAddress(string: "C2:B0:B0:00:00:0F/random")!
+        let count = 5_000
+        let (name, dropped, newest, waited) = try await withHost([StreamingPeripheral(address: streamer, count: count)]) {
+            central, _, clock -> ([UInt8], Int, UInt32?, Duration) in
+            let connection = try await central.connect(streamer)
+            _ = try await connection.bearer.exchangeMTU(247)
+            let trees = try await connection.gatt.discoverAll()
+            let stream = try #require(trees.lazy.flatMap(\.characteristics).first { $0.uuid == StreamingPeripheral.stream })
+            let deviceName = try #require(trees.lazy.flatMap(\.characteristics).first { $0.uuid == BluetoothUUID(0x2A00) })
+            let values = try await connection.gatt.subscribe(stream)
+            let start = clock.now
+            while connection.bearer.notificationsReceived < count { try await clock.sleep(for: .milliseconds(5)) }
+            let waited = start.duration(to: clock.now)
+            let name = try await connection.gatt.read(deviceName.valueHandle)
+            let dropped = connection.bearer.notificationsDropped
+            var iterator = values.makeAsyncIterator()
+            let first = await iterator.next()
+            await connection.disconnect()
+            return (name, dropped, first.map { UInt32($0[0]) | UInt32($0[1]) << 8 | UInt32($0[2]) << 16 | UInt32($0[3]) << 24 }, waited)
+        }
+        #expect(name == Array("Stream".utf8))
+        #expect(dropped == count - ATTBearer.subscriberBuffer)
+        #expect(newest == UInt32(count - ATTBearer.subscriberBuffer), "the queue kept the newest values")
+        #expect(waited >= ATTBearer.congestionLimit && waited < ATTBearer.congestionLimit * 2, "held up once: \(waited)")
+    }
 }

@@ -2,9 +2,10 @@ import HAL
 import Testing
 @_spi(Fuzzing) @testable import Transports
 
-/// A peer's notifications cannot be held back, so a subscriber that takes them in more slowly than
-/// they come keeps the newest `ATTBearer.subscriberBuffer` and the bearer counts what it let go:
-/// bounded memory, and a number a consumer can report instead of a silent gap.
+/// The bearer on its own (no host to stop reading): a subscriber that takes nothing keeps at most
+/// `ATTBearer.subscriberLimit` values, the newest, and the bearer counts what it let go: bounded
+/// memory, and a number a consumer can report instead of a silent gap. (The host's waiting for
+/// slow subscribers is HostOverControllerTests'.)
 @Suite struct SlowSubscriberTests {
     /// A Handle Value Notification of `value` on `handle`.
     static func notification(_ handle: UInt16, _ value: UInt16) -> [UInt8] {
@@ -14,7 +15,7 @@ import Testing
     @Test func aSubscriberThatDoesNotKeepUpKeepsTheNewestAndTheRestIsCounted() async {
         let bearer = ATTBearer(clock: ManualClock(), timeout: .seconds(30)) { _ throws(BLEError) in }
         let values = bearer.values(of: 0x0010)
-        let total = ATTBearer.subscriberBuffer + 500
+        let total = ATTBearer.subscriberLimit + 500
         for n in 0..<total { bearer.receive(Self.notification(0x0010, UInt16(n))) }
         #expect(bearer.notificationsReceived == total)
         #expect(bearer.notificationsDropped == 500)

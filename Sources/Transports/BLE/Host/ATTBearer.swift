@@ -30,8 +30,8 @@ public final class ATTBearer: Sendable {
         /// The timer of the outstanding request; a newer generation makes an older firing moot.
         var timer: (generation: Int, task: Task<Void, Never>)?
         var timerGeneration = 0
-        var subscribers: [UInt16: [AsyncStream<[UInt8]>.Continuation]] = [:]
-        var everything: [AsyncStream<ATTNotification>.Continuation] = []
+        var subscribers: [UInt16: [NotificationQueue<[UInt8]>]] = [:]
+        var everything: [NotificationQueue<ATTNotification>] = []
         var notificationsReceived = 0
         /// Values a subscriber's full buffer had no room for (it kept the newest).
         var notificationsDropped = 0
@@ -39,8 +39,16 @@ public final class ATTBearer: Sendable {
 
     private let state: Mutex<State>
 
-    /// Values kept per subscriber while it is slow; each is at most ATT_MTU − 3 bytes.
+    /// Values kept for a subscriber the host has given up waiting for; each is at most
+    /// ATT_MTU − 3 bytes.
     public static let subscriberBuffer = 1024
+    /// The most a subscriber's queue holds at all: the host looks at congestion between the
+    /// chunks it reads, and one chunk may carry hundreds of notifications past the high-water mark.
+    public static let subscriberLimit = 4 * subscriberBuffer
+    /// How long the host stops reading for a subscriber that is behind before it gives up on it
+    /// (and lets its oldest values go): long enough for a terminal to catch up, short enough that
+    /// a subscriber that stopped reading holds the link up only once.
+    public static let congestionLimit: Duration = .seconds(2)
 
     /// `send` carries a PDU to the peer; `events` hears about the MTU, subscriptions and Error
     /// Responses on `link`. Public only as SPI: the fuzz targets stand in for the peer
@@ -75,7 +83,8 @@ public final class ATTBearer: Sendable {
     public var notificationsReceived: Int { state.withLock { $0.notificationsReceived } }
     /// Values that reached a subscriber too slow to take them: its buffer (`subscriberBuffer`)
     /// keeps the newest, and this counts the older ones it let go, so a consumer can say so
-    /// rather than lose them silently (a peer's notifications cannot be held back).
+    /// rather than lose them silently. Only a subscriber that did not catch up within
+    /// `congestionLimit` loses values: for a slower one the host stops reading for a while.
     public var notificationsDropped: Int { state.withLock { $0.notificationsDropped } }
     /// PDUs dropped as malformed, unexpected or longer than the MTU.
     public var malformedPDUs: Int { state.withLock { $0.transactions.malformed + $0.transactions.oversized } }
@@ -149,33 +158,68 @@ public final class ATTBearer: Sendable {
     }
 
     /// Values the peer notifies or indicates on this handle.
-    public func values(of handle: UInt16) -> AsyncStream<[UInt8]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(Self.subscriberBuffer))
+    public func values(of handle: UInt16) -> NotificationValues<[UInt8]> {
+        let queue = NotificationQueue<[UInt8]>(capacity: Self.subscriberBuffer, limit: Self.subscriberLimit)
         let open = state.withLock { s -> Bool in
             guard s.transactions.closed == nil else { return false }
-            s.subscribers[handle, default: []].append(continuation)
+            s.subscribers[handle, default: []].append(queue)
             return true
         }
-        if !open { continuation.finish() }
-        return stream
+        if !open { queue.finish() }
+        return NotificationValues(queue)
     }
 
     /// Every notification and indication of the link, whatever its handle, in the order they came:
     /// for drivers whose characteristics tell one story together.
-    public func notifications() -> AsyncStream<ATTNotification> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ATTNotification.self, bufferingPolicy: .bufferingNewest(Self.subscriberBuffer))
+    public func notifications() -> NotificationValues<ATTNotification> {
+        let queue = NotificationQueue<ATTNotification>(capacity: Self.subscriberBuffer, limit: Self.subscriberLimit)
         let open = state.withLock { s -> Bool in
             guard s.transactions.closed == nil else { return false }
-            s.everything.append(continuation)
+            s.everything.append(queue)
             return true
         }
-        if !open { continuation.finish() }
-        return stream
+        if !open { queue.finish() }
+        return NotificationValues(queue)
+    }
+
+    /// Whether a subscriber is behind (its queue past the high-water mark): the host then calls
+    /// `roomForSubscribers()` before it reads on.
+    var subscribersCongested: Bool {
+        state.withLock { s in s.subscribers.values.contains { $0.contains { $0.isCongested } } || s.everything.contains { $0.isCongested } }
+    }
+
+    /// Waits until every subscriber that is behind has caught up, for at most `congestionLimit`;
+    /// those that did not are marked stalled (no more waits for them until they drain).
+    func roomForSubscribers() async {
+        let queues = state.withLock { s -> [any SubscriberQueue] in
+            (s.subscribers.values.flatMap { $0 } as [any SubscriberQueue] + s.everything as [any SubscriberQueue]).filter(\.isCongested)
+        }
+        guard !queues.isEmpty else { return }
+        let clock = clock
+        // Each child says whether the limit passed: the wait's child never, the timer's when it
+        // slept the whole limit (a cancelled sleep throws).
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for queue in queues { await queue.waitForRoom() }
+                return false
+            }
+            group.addTask {
+                (try? await clock.sleep(for: Self.congestionLimit)) != nil
+            }
+            let timedOut = await group.next() ?? false
+            group.cancelAll()
+            if timedOut {
+                let trimmed = queues.filter(\.isCongested).reduce(0) { $0 + $1.markStalled() }
+                state.withLock { $0.notificationsDropped += trimmed }
+            }
+        }
     }
 
     /// A PDU from the peer, handed over where it arrived (the host's receive path, or a fuzz
     /// target's stand-in peer).
-    @_spi(Fuzzing) public func receive(_ bytes: [UInt8]) {
+    /// Returns whether a subscriber is now behind (see `roomForSubscribers()`).
+    @_spi(Fuzzing) @discardableResult public func receive(_ bytes: [UInt8]) -> Bool {
+        var congested = false
         var answer: (CheckedContinuation<ATTPDU, any Error>, Result<ATTPDU, BLEError>)?
         var mtuChanged: UInt16?
         let sends = state.withLock { s -> [ATTPDU] in
@@ -189,12 +233,16 @@ public final class ATTBearer: Sendable {
             case .notification(let handle, let value), .indication(let handle, let value):
                 s.notificationsReceived += 1
                 for subscriber in s.subscribers[handle] ?? [] {
-                    if case .dropped = subscriber.yield(value) { s.notificationsDropped += 1 }
+                    let pushed = subscriber.push(value)
+                    if pushed.dropped { s.notificationsDropped += 1 }
+                    congested = congested || pushed.congested
                 }
                 if !s.everything.isEmpty {
                     let notification = ATTNotification(handle: handle, value: value)
                     for subscriber in s.everything {
-                        if case .dropped = subscriber.yield(notification) { s.notificationsDropped += 1 }
+                        let pushed = subscriber.push(notification)
+                        if pushed.dropped { s.notificationsDropped += 1 }
+                        congested = congested || pushed.congested
                     }
                 }
             case .mtuChanged(let mtu):
@@ -212,11 +260,12 @@ public final class ATTBearer: Sendable {
         for pdu in sends { outbox.yield(pdu.encoded) }
         if let (waiter, result) = answer { waiter.resume(with: result.mapError { $0 as any Error }) }
         if let mtuChanged { events?(.mtuExchanged(link: link, mtu: mtuChanged)) }
+        return congested
     }
 
     /// Fails everything outstanding and every later request with `error`.
     func close(_ error: BLEError) {
-        let (waiters, lists) = state.withLock { s -> ([CheckedContinuation<ATTPDU, any Error>], ([AsyncStream<[UInt8]>.Continuation], [AsyncStream<ATTNotification>.Continuation])) in
+        let (waiters, lists) = state.withLock { s -> ([CheckedContinuation<ATTPDU, any Error>], ([NotificationQueue<[UInt8]>], [NotificationQueue<ATTNotification>])) in
             _ = s.transactions.close(error)
             disarmTimer(in: &s)
             let waiters = Array(s.waiters.values)

@@ -269,7 +269,7 @@ public struct GATTClient: Sendable {
 
     /// Turns on notifications (or indications, when that is all it offers) through the CCCD and
     /// returns the values as they come. The stream ends when the link does.
-    public func subscribe(_ characteristic: GATTCharacteristic) async throws(BLEError) -> AsyncStream<[UInt8]> {
+    public func subscribe(_ characteristic: GATTCharacteristic) async throws(BLEError) -> NotificationValues<[UInt8]> {
         guard let cccd = characteristic.descriptors.first(where: { $0.uuid == GATTCharacteristic.clientConfiguration }) else {
             throw .notFound("the Client Characteristic Configuration of \(characteristic.uuid)")
         }

@@ -34,6 +34,9 @@ public actor HCIHost {
 
     private var framer = H4Framer()
     private var reader: Task<Void, Never>?
+    /// Bearers whose subscribers fell behind while the last chunk was handled: the reader waits
+    /// for them (bounded) before it takes the next chunk, so the transport pushes back.
+    private var congested: [ATTBearer] = []
     private var failure: BLEError?
     private var nextID = 0
 
@@ -116,7 +119,10 @@ public actor HCIHost {
         // no further hop. It ends when the link does (close() closes the stream).
         reader = Task { [self] in
             do {
-                for try await chunk in incoming { receive(chunk) }
+                for try await chunk in incoming {
+                    receive(chunk)
+                    while let bearer = congested.popLast() { await bearer.roomForSubscribers() }
+                }
                 fail(.transport("the controller closed the link"))
             } catch {
                 fail(.transport("\(error)"))
@@ -588,7 +594,9 @@ public actor HCIHost {
         guard let frame = reassembler.add(packet) else { return }
         switch frame.channel {
         case L2CAPFrame.att:
-            connection.bearer.receive(frame.payload)
+            if connection.bearer.receive(frame.payload), !congested.contains(where: { $0 === connection.bearer }) {
+                congested.append(connection.bearer)
+            }
         case L2CAPFrame.leSignaling:
             signaling(frame.payload, on: connection.handle)
         case L2CAPFrame.securityManager:

@@ -59,7 +59,7 @@ struct GattSubscriber: Sendable {
         async throws(CLIFailure) -> (record: SubscriptionRecord, ending: SubscriptionEnding) {
         let seconds = Self.timeLimit(count: count, seconds: seconds, json: json)
         let kind = c.properties.contains(.notify) ? "notifications" : "indications"
-        let stream: AsyncStream<[UInt8]>
+        let stream: NotificationValues<[UInt8]>
         let droppedBefore = connection.bearer.notificationsDropped
         do {
             stream = try await connection.gatt.subscribe(c)
@@ -138,9 +138,9 @@ struct GattSubscriber: Sendable {
         console.diagnostic(Self.summary(record, kind: kind, ending: ending, took: enabled.duration(to: clock.now),
                                         count: count, seconds: seconds))
         if record.dropped > 0 {
-            console.diagnostic("\(record.dropped) more \(kind) came faster than hwprobe could take them in and were let go "
-                               + "(it keeps the newest \(ATTBearer.subscriberBuffer) while it is behind); with --json, or output "
-                               + "to a file instead of a terminal, it keeps up better")
+            console.diagnostic("\(record.dropped) more \(kind) were let go: hwprobe's output fell more than "
+                               + "\(Int(ATTBearer.congestionLimit.components.seconds)) s behind the device, so it kept the newest "
+                               + "\(ATTBearer.subscriberBuffer) and read on; write the values to a file, or use --json, to keep up")
         }
         if record.truncated, json {
             console.diagnostic("kept the first \(record.kept.count) of \(record.received) values for the JSON "

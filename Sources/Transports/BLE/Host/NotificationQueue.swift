@@ -1,0 +1,215 @@
+import Synchronization
+
+/// What a subscriber's queue is: the host asks it whether to stop reading for a while.
+protocol SubscriberQueue: AnyObject, Sendable {
+    /// Fuller than the high-water mark, with a consumer that has not been given up on.
+    var isCongested: Bool { get }
+    /// Returns once the consumer has taken the queue down to the low-water mark, or has gone away,
+    /// or the caller is cancelled.
+    func waitForRoom() async
+    /// The consumer did not drain within the host's limit: no more waits for it until it drains,
+    /// and the queue keeps only its newest `capacity` values. Returns how many it let go.
+    func markStalled() -> Int
+}
+
+/// The values one subscriber has not taken yet, bounded, with back-pressure for the host.
+///
+/// A peer's notifications cannot be refused, but a host can stop reading its transport for a
+/// moment, and then the kernel's flow control (TCP windows, a tty's RTS, a controller's buffers)
+/// holds the peer back. So when a queue passes its high-water mark (three quarters of `capacity`)
+/// the host waits, for a bounded time, until its consumer has taken it down to a quarter; nothing
+/// is lost to a consumer that is merely slower than the link for a while, and one thread running
+/// both sides still gets to the consumer. Between those checks the queue may grow to `limit`
+/// (one chunk read from the transport can carry hundreds of values). A consumer that does not
+/// drain within the host's limit is *stalled*: the host stops waiting for it, its queue keeps the
+/// newest `capacity` values and counts the older ones it let go, until it drains again.
+final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
+    let capacity: Int
+    let limit: Int
+
+    private struct State {
+        var items: [Element] = []
+        var head = 0
+        var consumer: CheckedContinuation<Element?, Never>?
+        var producer: CheckedContinuation<Void, Never>?
+        var finished = false
+        /// Every handle on the consumer's side (the sequence and its iterators) is gone.
+        var abandoned = false
+        var stalled = false
+        var dropped = 0
+
+        var depth: Int { items.count - head }
+
+        mutating func take() -> Element {
+            let item = items[head]
+            head += 1
+            if head == items.count || head > 256 {
+                items.removeFirst(head)
+                head = 0
+            }
+            return item
+        }
+    }
+
+    private let state = Mutex(State())
+
+    init(capacity: Int, limit: Int) {
+        self.capacity = max(4, capacity)
+        self.limit = max(self.capacity, limit)
+    }
+
+    private var highWater: Int { capacity * 3 / 4 }
+    private var lowWater: Int { capacity / 4 }
+
+    /// Values let go because the queue was full.
+    var dropped: Int { state.withLock { $0.dropped } }
+
+    var isCongested: Bool {
+        state.withLock { !$0.finished && !$0.abandoned && !$0.stalled && $0.depth >= highWater }
+    }
+
+    /// Hands `value` to the consumer (at once when it waits). Says whether the oldest value had
+    /// to go to make room, and whether the queue is now congested (the host should wait).
+    @discardableResult
+    func push(_ value: Element) -> (dropped: Bool, congested: Bool) {
+        var outcome = (dropped: false, congested: false)
+        let consumer = state.withLock { s -> CheckedContinuation<Element?, Never>? in
+            guard !s.finished, !s.abandoned else { return nil }
+            if let consumer = s.consumer {
+                s.consumer = nil
+                return consumer
+            }
+            if s.depth >= (s.stalled ? capacity : limit) {
+                _ = s.take()
+                s.dropped += 1
+                outcome.dropped = true
+            }
+            s.items.append(value)
+            outcome.congested = !s.stalled && s.depth >= highWater
+            return nil
+        }
+        consumer?.resume(returning: value)
+        return outcome
+    }
+
+    /// No more values: the consumer gets what is queued, then the end.
+    func finish() {
+        let (consumer, producer) = state.withLock { s in
+            s.finished = true
+            defer { s.consumer = nil; s.producer = nil }
+            return (s.depth == 0 ? s.consumer : nil, s.producer)
+        }
+        consumer?.resume(returning: nil)
+        producer?.resume()
+    }
+
+    func markStalled() -> Int {
+        state.withLock { s in
+            s.stalled = true
+            var trimmed = 0
+            while s.depth > capacity {
+                _ = s.take()
+                trimmed += 1
+            }
+            s.dropped += trimmed
+            return trimmed
+        }
+    }
+
+    func waitForRoom() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { s -> Bool in
+                    if s.finished || s.abandoned || s.stalled || s.depth <= lowWater || Task.isCancelled { return true }
+                    s.producer?.resume()
+                    s.producer = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            releaseProducer()
+        }
+    }
+
+    private func releaseProducer() {
+        let producer = state.withLock { s in
+            defer { s.producer = nil }
+            return s.producer
+        }
+        producer?.resume()
+    }
+
+    /// The consumer's side has gone: values are no longer kept, the host no longer waits.
+    fileprivate func abandon() {
+        let producer = state.withLock { s in
+            s.abandoned = true
+            s.items = []
+            s.head = 0
+            defer { s.producer = nil }
+            return s.producer
+        }
+        producer?.resume()
+    }
+
+    fileprivate func next() async -> Element? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
+                var producer: CheckedContinuation<Void, Never>?
+                let outcome = state.withLock { s -> Element?? in
+                    if s.depth > 0 {
+                        let item = s.take()
+                        if s.depth <= lowWater {
+                            producer = s.producer
+                            s.producer = nil
+                            s.stalled = false
+                        }
+                        return .some(item)
+                    }
+                    s.stalled = false
+                    if s.finished || Task.isCancelled { return .some(nil) }
+                    s.consumer = continuation
+                    return nil
+                }
+                producer?.resume()
+                if let outcome { continuation.resume(returning: outcome) }
+            }
+        } onCancel: {
+            let consumer = state.withLock { s in
+                defer { s.consumer = nil }
+                return s.consumer
+            }
+            consumer?.resume(returning: nil)
+        }
+    }
+}
+
+/// The values a subscription delivers, in the order they came; it ends when the link does (or
+/// the subscriber's task is cancelled). One consumer: the copies of a sequence share its values.
+public struct NotificationValues<Element: Sendable>: AsyncSequence, Sendable {
+    /// Keeps the queue's consumer side alive; when the last sequence and iterator holding it go,
+    /// the queue is abandoned, so nobody waits for a reader that will never come.
+    fileprivate final class Reader: Sendable {
+        let queue: NotificationQueue<Element>
+        init(_ queue: NotificationQueue<Element>) { self.queue = queue }
+        deinit { queue.abandon() }
+    }
+
+    private let reader: Reader
+
+    init(_ queue: NotificationQueue<Element>) {
+        reader = Reader(queue)
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate let reader: Reader
+
+        public mutating func next() async -> Element? {
+            await reader.queue.next()
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(reader: reader)
+    }
+}
