@@ -131,6 +131,27 @@ import MediaSupport
         #expect(try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int == 0o600)
     }
 
+    /// `-v` says what the camera's decoding cost: every frame up to the one that completed the
+    /// set was decoded (a file at full pace skips none), and the latency percentiles.
+    @Test func verboseImportSaysWhatDecodingTheCameraCost() async throws {
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        let video = scratch.path("codes.y4m")
+        try Self.makeVideo(at: video)
+        let password = try scratch.write("password", Self.password + "\n")
+        let out = scratch.path("vault.json")
+        let result = await run(["import", "-v", "--camera", "file:\(video)?pace=max", "--password-file", password, "--out", out, "--json"])
+        #expect(result.code == 0, "\(result.err.suffix(400))")
+        let line = try #require(result.err.split(separator: "\n").first { $0.hasPrefix("camera file:") })
+        // Each shown code is a blank frame and two of the code; the 17th frame, the first of the
+        // last missing code, completes the set (the stray code's frames have symbols too).
+        let decoded = try #require(line.firstMatch(of: /: (\d+) frames decoded, (\d+) with codes, 0 skipped/))
+        #expect((17...18).contains(Int(decoded.1) ?? 0), "\(line)")
+        #expect((11...12).contains(Int(decoded.2) ?? 0), "\(line)")
+        #expect(line.contains("(\(CodeDecoders.defaultName))"))
+        #expect(line.contains(/decode latency p50 \d+\.\d ms, p99 \d+\.\d ms, max \d+\.\d ms$/))
+    }
+
     @Test func aWrongPasswordExitsFourWithNoOutputFile() async throws {
         let scratch = try ImportCommandTests.Scratch()
         defer { scratch.remove() }

@@ -32,12 +32,42 @@ public final class DecodingPipeline: CodeSource {
         public var lastLatency: Duration?
         public var maximumLatency: Duration = .zero
         public var totalLatency: Duration = .zero
+        /// Latencies counted in `latencyStep` buckets (the last one holds everything longer), so
+        /// percentiles cost a fixed 4 KiB however long the camera runs.
+        public var latencyBuckets = [UInt32](repeating: 0, count: Stats.latencyBucketCount)
+
+        public static let latencyStep: Duration = .microseconds(500)
+        public static let latencyBucketCount = 1000
 
         public init() {}
 
         /// Mean frame-to-decode latency, nil before the first decode.
         public var meanLatency: Duration? {
             framesDecoded == 0 ? nil : totalLatency / Int(framesDecoded)
+        }
+
+        /// The latency that `fraction` of the decoded frames stayed within (nearest rank, to the
+        /// upper edge of its 0.5 ms bucket; the maximum itself past the last bucket); nil before
+        /// the first decode.
+        public func latencyPercentile(_ fraction: Double) -> Duration? {
+            let total = latencyBuckets.reduce(0) { $0 + UInt64($1) }
+            guard total > 0 else { return nil }
+            let rank = max(1, UInt64((min(max(fraction, 0), 1) * Double(total)).rounded(.up)))
+            var seen: UInt64 = 0
+            for (index, count) in latencyBuckets.enumerated() {
+                seen += UInt64(count)
+                if seen >= rank {
+                    return index == latencyBuckets.count - 1 ? maximumLatency : min(maximumLatency, Self.latencyStep * (index + 1))
+                }
+            }
+            return maximumLatency
+        }
+
+        mutating func count(_ latency: Duration) {
+            let step = Self.latencyStep.components.attoseconds / 1_000_000_000 + Self.latencyStep.components.seconds * 1_000_000_000
+            let nanoseconds = latency.components.seconds * 1_000_000_000 + latency.components.attoseconds / 1_000_000_000
+            let index = Int(min(max(0, nanoseconds / max(1, step)), Int64(latencyBuckets.count - 1)))
+            latencyBuckets[index] &+= 1
         }
     }
 
@@ -106,6 +136,7 @@ public final class DecodingPipeline: CodeSource {
             s.lastLatency = latency
             s.maximumLatency = max(s.maximumLatency, latency)
             s.totalLatency += latency
+            s.count(latency)
         }
     }
 }
