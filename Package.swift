@@ -84,7 +84,7 @@ let package = Package(
                           path: "Tests/BenchVM/Fixtures"),
         // The reference the decode benchmark compares against: zbar_scan_image called from a plain C loop.
         .target(name: "CZBarReference", dependencies: ["CZBar"], path: "Benchmarks/ZBarReference"),
-        .executableTarget(name: "decode-bench", dependencies: ["HAL", "Capture", "MediaSupport", "CZBarReference"],
+        .executableTarget(name: "decode-bench", dependencies: ["HAL", "Capture", "Flows", "MediaSupport", "CZBarReference"],
                           path: "Benchmarks/DecodeBench"),
         .testTarget(name: "HALTests", dependencies: ["HAL"], path: "Tests/HALTests"),
         // Starts and talks to the bumble peers (Tests/Peers) for the real-path tests of several targets.

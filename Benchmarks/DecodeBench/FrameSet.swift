@@ -97,23 +97,8 @@ enum FrameSet {
             let glyph = max(2, height / 160)  // letters a few pixels high, as a page across a room
             let w = random.next(in: (width / 6)...(width / 3)), h = random.next(in: (height / 6)...(height / 3))
             let x0 = random.next(in: 0...(width - w)), y0 = random.next(in: 0...(height - h))
-            for y in y0..<(y0 + h) {
-                for x in x0..<(x0 + w) { pixels[y * width + x] = 225 }
-            }
-            var y = y0 + glyph
-            while y + 2 * glyph < y0 + h {
-                var x = x0 + glyph
-                while x + glyph < x0 + w {
-                    let word = random.next(in: 2...8) * glyph
-                    for dy in 0..<(2 * glyph) {
-                        for dx in 0..<min(word, x0 + w - x) where (dx / glyph) % 2 == 0 || random.next() % 3 == 0 {
-                            pixels[(y + dy) * width + x + dx] = 40
-                        }
-                    }
-                    x += word + 2 * glyph
-                }
-                y += 4 * glyph
-            }
+            ImageOps.drawTextPage(into: &pixels, width: width, x0: x0, y0: y0, w: w, h: h, glyph: glyph, paper: 225, ink: 40,
+                                  random: &random) { dx, random in (dx / glyph) % 2 == 0 || random.next() % 3 == 0 }
         }
         return GrayFrame(width: width, height: height, pixels: pixels, timestamp: .zero, sequence: 0)
     }

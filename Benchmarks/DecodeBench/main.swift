@@ -29,6 +29,13 @@ struct Options {
     var pgmDirectory: String?
     /// Only frames whose label starts with this (e.g. `640x480-blurred`), for looking into one case.
     var only: String?
+    /// `--video`: the arrangements in the whole import pipeline on camera-like videos (VideoBench).
+    var video = false
+    var hwprobe = ".build/release/hwprobe"
+    var videoDirectory = ".build/bench-video"
+    var videoCodes = 6
+    var pacedAll = false
+    var arrangements = ["zbar", "zxing", CodeDecoders.defaultName]
 
     static let usage = """
         usage: decode-bench [--frames N] [--reps R] [--seed S] [--decoders a,b,...] [--no-zbarimg] [--keep-pgm DIR] [--only PREFIX]
@@ -41,6 +48,13 @@ struct Options {
           --no-zbarimg skip the zbarimg reference
           --keep-pgm   write the frames as PGM files into DIR and keep them
           --only       measure only the frames whose label starts with PREFIX (e.g. 640x480-blurred-3)
+          --video      instead: each arrangement in the real `hwprobe import` on camera-like videos
+                       (640x480@15, 1280x720@30, 1920x1080@20) against the C zbar loop on the same frames
+          --hwprobe    the hwprobe binary --video runs (default .build/release/hwprobe)
+          --video-dir  where --video keeps its videos, drawn once per seed (default .build/bench-video)
+          --codes      codes in the videos' backup (default 6)
+          --arrangements  decoders --video compares (default zbar,zxing,\(CodeDecoders.defaultName))
+          --paced-all  run every video at its own pace too (default: 720p only)
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -64,6 +78,12 @@ struct Options {
             case "--no-zbarimg": options.zbarimg = false
             case "--keep-pgm": options.pgmDirectory = value(flag)
             case "--only": options.only = value(flag)
+            case "--video": options.video = true
+            case "--hwprobe": options.hwprobe = value(flag)
+            case "--video-dir": options.videoDirectory = value(flag)
+            case "--codes": options.videoCodes = positive(flag)
+            case "--arrangements": options.arrangements = value(flag).split(separator: ",").map(String.init)
+            case "--paced-all": options.pacedAll = true
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -108,21 +128,27 @@ func measure(_ decoder: any CodeDecoder, on frames: [BenchFrame], repetitions: I
 func measureReference(on frames: [BenchFrame], repetitions: Int) -> Run {
     var run = Run(name: "zbar-C", nanoseconds: [], read: [], wrong: [])
     for item in frames {
-        let frame = item.frame
-        var packed = [UInt8]()
-        packed.reserveCapacity(frame.width * frame.height)
-        for row in 0..<frame.height {
-            packed.append(contentsOf: frame.pixels[(row * frame.stride)..<(row * frame.stride + frame.width)])
-        }
-        var found: Int32 = 0
-        let elapsed = packed.withUnsafeBufferPointer { pixels in
-            zbar_reference_scan(pixels.baseAddress, Int32(frame.width), Int32(frame.height), Int32(repetitions), &found)
-        }
-        run.nanoseconds.append(Double(max(elapsed, 0)) / Double(repetitions))
+        let (elapsed, found) = referenceScan(item.frame, repetitions: repetitions)
+        run.nanoseconds.append(Double(elapsed) / Double(repetitions))
         run.read.append(item.payload != nil && found >= 1)
         run.wrong.append(item.payload == nil ? Int(found) : max(0, Int(found) - 1))
     }
     return run
+}
+
+/// zbar_scan_image from C `repetitions` times on a packed copy of `frame`: nanoseconds of this
+/// thread's CPU for all of them, and how many symbols zbar found.
+func referenceScan(_ frame: GrayFrame, repetitions: Int) -> (nanoseconds: Int64, found: Int32) {
+    var packed = [UInt8]()
+    packed.reserveCapacity(frame.width * frame.height)
+    for row in 0..<frame.height {
+        packed.append(contentsOf: frame.pixels[(row * frame.stride)..<(row * frame.stride + frame.width)])
+    }
+    var found: Int32 = 0
+    let elapsed = packed.withUnsafeBufferPointer { pixels in
+        zbar_reference_scan(pixels.baseAddress, Int32(frame.width), Int32(frame.height), Int32(repetitions), &found)
+    }
+    return (max(elapsed, 0), found)
 }
 
 /// CPU time this thread has used: decode cost on one core, whatever else the machine is running.
@@ -154,6 +180,16 @@ func padded(_ text: String, _ width: Int) -> String {
 // MARK: run
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+if options.video {
+    do {
+        try VideoBench.run(seed: options.seed, codes: options.videoCodes, hwprobe: options.hwprobe, directory: options.videoDirectory,
+                           pacedAll: options.pacedAll, arrangements: options.arrangements)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("decode-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
 var decoders: [any CodeDecoder] = []
 for name in options.decoders {
     if let variant = Experiment.decoder(named: name) {

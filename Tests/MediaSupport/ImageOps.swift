@@ -48,6 +48,30 @@ public enum ImageOps {
         return out
     }
 
+    /// A page of text on a desk: a light rectangle `w`×`h` at (`x0`, `y0`) with lines of dark dashes
+    /// `glyph` pixels high (each dash drawn where `keep` says, for ragged letters), the busy texture
+    /// that looks a bit like a code to a cheap detector.
+    public static func drawTextPage(into pixels: inout [UInt8], width: Int, x0: Int, y0: Int, w: Int, h: Int, glyph: Int,
+                                    paper: UInt8, ink: UInt8, random: inout TestRandom, keep: (Int, inout TestRandom) -> Bool) {
+        for y in y0..<(y0 + h) {
+            for x in x0..<(x0 + w) { pixels[y * width + x] = paper }
+        }
+        var y = y0 + glyph
+        while y + 2 * glyph < y0 + h {
+            var x = x0 + glyph
+            while x + glyph < x0 + w {
+                let word = random.next(in: 2...8) * glyph
+                for dy in 0..<(2 * glyph) {
+                    for dx in 0..<min(word, x0 + w - x) where keep(dx, &random) {
+                        pixels[(y + dy) * width + x + dx] = ink
+                    }
+                }
+                x += word + 2 * glyph
+            }
+            y += 4 * glyph
+        }
+    }
+
     /// The same picture with `padding` junk bytes after every row.
     public static func padded(_ frame: GrayFrame, padding: Int) -> GrayFrame {
         var pixels: [UInt8] = []

@@ -208,25 +208,36 @@ import VirtualController
         #expect(changes == [.parametersUpdated(interval: 0x0020, latency: 2, supervisionTimeout: 0x0200)])
     }
 
+    static let streamer = BLEAddress(string: "C2:B0:B0:00:00:0F/random")!
+
+    /// Connects to the streaming peripheral, exchanges the MTU and discovers everything: the link
+    /// and its characteristics by UUID.
+    static func connectToStreamer(_ central: BLECentral) async throws -> (BLEConnection, [BluetoothUUID: GATTCharacteristic]) {
+        let connection = try await central.connect(streamer)
+        _ = try await connection.bearer.exchangeMTU(247)
+        var characteristics: [BluetoothUUID: GATTCharacteristic] = [:]
+        for tree in try await connection.gatt.discoverAll() {
+            for c in tree.characteristics where characteristics[c.uuid] == nil { characteristics[c.uuid] = c }
+        }
+        return (connection, characteristics)
+    }
+
+    /// The stream's sequence number in a value.
+    static func sequenceNumber(_ value: [UInt8]) -> UInt32 {
+        UInt32(value[0]) | UInt32(value[1]) << 8 | UInt32(value[2]) << 16 | UInt32(value[3]) << 24
+    }
+
     /// The peripheral sends as fast as the link takes; the host's reader sets the pace, the
-    /// controller holds what the host has not read within its limits, and nothing is lost. (The
-    /// count stays under the host's own 1024-value buffer per subscriber, which drops the oldest
-    /// when a subscriber falls behind its reader: that bound is the host's, issue 14 item 1.)
+    /// controller holds what the host has not read within its limits, and nothing is lost.
     @Test func aStreamingPeripheralIsHeldToTheHostsPaceAndLosesNothing() async throws {
-        let streamer = BLEAddress(string: "C2:B0:B0:00:00:0F/random")!
         let count = 1_000
-        let (sequence, counters) = try await withHost([StreamingPeripheral(address: streamer, count: count)]) {
+        let (sequence, counters) = try await withHost([StreamingPeripheral(address: Self.streamer, count: count)]) {
             central, controller, _ -> ([UInt32], ControllerCounters) in
-            let connection = try await central.connect(streamer)
-            _ = try await connection.bearer.exchangeMTU(247)
-            var stream: GATTCharacteristic?
-            for tree in try await connection.gatt.discoverAll() {
-                stream = stream ?? tree.characteristics.first { $0.uuid == StreamingPeripheral.stream }
-            }
-            let values = try await connection.gatt.subscribe(try #require(stream))
+            let (connection, characteristics) = try await Self.connectToStreamer(central)
+            let values = try await connection.gatt.subscribe(try #require(characteristics[StreamingPeripheral.stream]))
             var sequence: [UInt32] = []
             for await value in values {
-                sequence.append(UInt32(value[0]) | UInt32(value[1]) << 8 | UInt32(value[2]) << 16 | UInt32(value[3]) << 24)
+                sequence.append(Self.sequenceNumber(value))
                 if sequence.count == count { break }
             }
             await connection.disconnect()
@@ -240,20 +251,14 @@ import VirtualController
     /// queue the host stops reading, so the controller holds the peripheral back (the queue used
     /// to keep the newest 1024 and let the rest go).
     @Test func aSlowSubscriberIsWaitedForAndLosesNothing() async throws {
-        let streamer = BLEAddress(string: "C2:B0:B0:00:00:0F/random")!
         let count = 6_000
-        let (sequence, dropped) = try await withHost([StreamingPeripheral(address: streamer, count: count)]) {
+        let (sequence, dropped) = try await withHost([StreamingPeripheral(address: Self.streamer, count: count)]) {
             central, _, clock -> ([UInt32], Int) in
-            let connection = try await central.connect(streamer)
-            _ = try await connection.bearer.exchangeMTU(247)
-            var stream: GATTCharacteristic?
-            for tree in try await connection.gatt.discoverAll() {
-                stream = stream ?? tree.characteristics.first { $0.uuid == StreamingPeripheral.stream }
-            }
-            let values = try await connection.gatt.subscribe(try #require(stream))
+            let (connection, characteristics) = try await Self.connectToStreamer(central)
+            let values = try await connection.gatt.subscribe(try #require(characteristics[StreamingPeripheral.stream]))
             var sequence: [UInt32] = []
             for await value in values {
-                sequence.append(UInt32(value[0]) | UInt32(value[1]) << 8 | UInt32(value[2]) << 16 | UInt32(value[3]) << 24)
+                sequence.append(Self.sequenceNumber(value))
                 // Slow now and then: a millisecond of the link's time every 500 values.
                 if sequence.count % 500 == 0 { try await clock.sleep(for: .milliseconds(1)) }
                 if sequence.count == count { break }
@@ -270,25 +275,20 @@ import VirtualController
     /// congestion limit; then it is given up on (its oldest values go, counted) and everything
     /// else on the link goes on: here a read, answered in the middle of the stream.
     @Test func aSubscriberThatNeverReadsHoldsTheLinkUpOnlyForTheLimit() async throws {
-        let streamer = BLEAddress(string: "C2:B0:B0:00:00:0F/random")!
         let count = 5_000
-        let (name, dropped, newest, waited) = try await withHost([StreamingPeripheral(address: streamer, count: count)]) {
+        let (name, dropped, newest, waited) = try await withHost([StreamingPeripheral(address: Self.streamer, count: count)]) {
             central, _, clock -> ([UInt8], Int, UInt32?, Duration) in
-            let connection = try await central.connect(streamer)
-            _ = try await connection.bearer.exchangeMTU(247)
-            let trees = try await connection.gatt.discoverAll()
-            let stream = try #require(trees.lazy.flatMap(\.characteristics).first { $0.uuid == StreamingPeripheral.stream })
-            let deviceName = try #require(trees.lazy.flatMap(\.characteristics).first { $0.uuid == BluetoothUUID(0x2A00) })
-            let values = try await connection.gatt.subscribe(stream)
+            let (connection, characteristics) = try await Self.connectToStreamer(central)
+            let values = try await connection.gatt.subscribe(try #require(characteristics[StreamingPeripheral.stream]))
             let start = clock.now
             while connection.bearer.notificationsReceived < count { try await clock.sleep(for: .milliseconds(5)) }
             let waited = start.duration(to: clock.now)
-            let name = try await connection.gatt.read(deviceName.valueHandle)
+            let name = try await connection.gatt.read(try #require(characteristics[BluetoothUUID(0x2A00)]).valueHandle)
             let dropped = connection.bearer.notificationsDropped
             var iterator = values.makeAsyncIterator()
             let first = await iterator.next()
             await connection.disconnect()
-            return (name, dropped, first.map { UInt32($0[0]) | UInt32($0[1]) << 8 | UInt32($0[2]) << 16 | UInt32($0[3]) << 24 }, waited)
+            return (name, dropped, first.map(Self.sequenceNumber), waited)
         }
         #expect(name == Array("Stream".utf8))
         #expect(dropped == count - ATTBearer.subscriberBuffer)
