@@ -52,8 +52,21 @@ enum VideoBench {
     static func run(seed: UInt64, codes codeCount: Int, hwprobe: String, directory: String, pacedAll: Bool,
                     arrangements: [String]) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let container = try VB1Container.write(plaintext: plaintext, password: password, parameters: ScryptParameters(logN: 10, r: 8, p: 1))
-        let codes = try VB1Code.split(container: container.bytes, into: codeCount).map(\.text)
+        // The backup is drawn once with its videos: a new container (fresh salt and nonce) would
+        // not be the one the cached videos show.
+        let codesFile = "\(directory)/v\(CameraVideo.version)-seed\(seed)-\(codeCount)codes.txt"
+        let codes: [String]
+        if let saved = try? String(contentsOfFile: codesFile, encoding: .utf8) {
+            codes = saved.split(separator: "\n").map(String.init)
+        } else {
+            let container = try VB1Container.write(plaintext: plaintext, password: password, parameters: ScryptParameters(logN: 10, r: 8, p: 1))
+            codes = try VB1Code.split(container: container.bytes, into: codeCount).map(\.text)
+            for spec in specs {
+                try? FileManager.default.removeItem(atPath: "\(directory)/v\(CameraVideo.version)-seed\(seed)-\(codeCount)codes-\(spec.name).y4m")
+                try? FileManager.default.removeItem(atPath: "\(directory)/v\(CameraVideo.version)-seed\(seed)-\(codeCount)codes-\(spec.width)x\(spec.height)-bare.y4m")
+            }
+            try codes.joined(separator: "\n").write(toFile: codesFile, atomically: true, encoding: .utf8)
+        }
         let passwordFile = directory + "/password"
         try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: passwordFile))
         print("")
@@ -65,7 +78,7 @@ enum VideoBench {
             let video = CameraVideo(codes: codes, strays: strays, width: spec.width, height: spec.height,
                                     framesPerSecond: spec.fps, seed: seed)
             let path = "\(directory)/v\(CameraVideo.version)-seed\(seed)-\(codeCount)codes-\(spec.name).y4m"
-            let bare = "\(directory)/seed\(seed)-\(codeCount)codes-\(spec.width)x\(spec.height)-bare.y4m"
+            let bare = "\(directory)/v\(CameraVideo.version)-seed\(seed)-\(codeCount)codes-\(spec.width)x\(spec.height)-bare.y4m"
             try write(video, to: path)
             try writeBare(codes, spec: spec, to: bare)
 

@@ -24,7 +24,7 @@ struct Options {
     var seed: UInt64 = 1
     /// The two decoders alone, the arrangement, and the arrangement without its hint (zbar after
     /// every frame zxing reads nothing in), which shows what the hint saves.
-    var decoders = ["zbar", "zxing", CodeDecoders.defaultName, "zxing+zbar/always"]
+    var decoders = ["zbar", "zxing", CodeDecoders.hintedName, CodeDecoders.defaultName, "zxing+zbar/always"]
     var zbarimg = true
     var pgmDirectory: String?
     /// Only frames whose label starts with this (e.g. `640x480-blurred`), for looking into one case.
@@ -35,7 +35,7 @@ struct Options {
     var videoDirectory = ".build/bench-video"
     var videoCodes = 6
     var pacedAll = false
-    var arrangements = ["zbar", "zxing", CodeDecoders.defaultName]
+    var arrangements = ["zbar", "zxing", CodeDecoders.hintedName, CodeDecoders.defaultName]
 
     static let usage = """
         usage: decode-bench [--frames N] [--reps R] [--seed S] [--decoders a,b,...] [--no-zbarimg] [--keep-pgm DIR] [--only PREFIX]
@@ -53,7 +53,7 @@ struct Options {
           --hwprobe    the hwprobe binary --video runs (default .build/release/hwprobe)
           --video-dir  where --video keeps its videos, drawn once per seed (default .build/bench-video)
           --codes      codes in the videos' backup (default 6)
-          --arrangements  decoders --video compares (default zbar,zxing,\(CodeDecoders.defaultName))
+          --arrangements  decoders --video compares (default zbar,zxing,\(CodeDecoders.hintedName),\(CodeDecoders.defaultName))
           --paced-all  run every video at its own pace too (default: 720p only)
         """
 

@@ -79,6 +79,16 @@ zxb_results *packed(const ZXing::Results &found) {
         symbol.bytes = bytes;
         if (symbol.length > 0) std::memcpy(bytes, content.data(), symbol.length);
         bytes += symbol.length;
+        // The corners as zxing located them, reduced to their bounding box.
+        const auto &corners = result.position();
+        symbol.left = symbol.right = corners[0].x;
+        symbol.top = symbol.bottom = corners[0].y;
+        for (int c = 1; c < 4; ++c) {
+            symbol.left = std::min(symbol.left, corners[c].x);
+            symbol.right = std::max(symbol.right, corners[c].x);
+            symbol.top = std::min(symbol.top, corners[c].y);
+            symbol.bottom = std::max(symbol.bottom, corners[c].y);
+        }
     }
     return results;
 }

@@ -11,6 +11,22 @@ import Testing
         #expect(symbols.first?.text == code)
     }
 
+    /// zxing says where each code is: the bounding box of its corners, inside the drawn symbol
+    /// (quiet zone excluded) and covering most of it.
+    @Test func saysWhereEachCodeIs() throws {
+        var pixels = [UInt8](repeating: 200, count: 640 * 480)
+        let modules = try QRFixture.modules(VB1Vector.codes[0])
+        QRFixture.draw(modules, scale: 4, at: 300, 120, into: &pixels, width: 640)
+        let frame = GrayFrame(width: 640, height: 480, pixels: pixels, timestamp: .zero, sequence: 0)
+        let found = try ZXingDecoder().located(in: frame)
+        #expect(found.map(\.symbol.text) == [VB1Vector.codes[0]])
+        let region = try #require(found.first?.region)
+        // The symbol's modules start 4 modules (16 pixels) inside the drawn card.
+        let (left, top, side) = (300 + 16, 120 + 16, modules.count * 4)
+        #expect(abs(region.x - left) <= 4 && abs(region.y - top) <= 4, "\(region)")
+        #expect(abs(region.width - side) <= 8 && abs(region.height - side) <= 8, "\(region)")
+    }
+
     @Test func honoursStride() throws {
         let frame = ImageOps.padded(try QRFixture.frame(VB1Vector.codes[0]), padding: 13)
         #expect(frame.stride == 333)

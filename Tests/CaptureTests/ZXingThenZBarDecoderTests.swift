@@ -65,9 +65,67 @@ import Testing
         #expect(ZXingDecoder().decode(frame) == [])
         #expect(ZBarDecoder().decode(frame).map(\.text) == [code])
 
+        // By evidence: the region must persist, so the second frame of it is zbar's.
         let zbar = CountingZBar()
-        #expect(ZXingThenZBarDecoder(zbar: zbar).decode(frame).map(\.text) == [code])
+        let decoder = ZXingThenZBarDecoder(zbar: zbar)
+        #expect(decoder.decode(frame) == [])
+        #expect(decoder.decode(frame).map(\.text) == [code])
         #expect(zbar.calls == 1)
+        // The hint alone (the arrangement before): the first frame.
+        let hinted = CountingZBar()
+        #expect(ZXingThenZBarDecoder(fallback: .whenHinted, zbar: hinted).decode(frame).map(\.text) == [code])
+        #expect(hinted.calls == 1)
+    }
+
+    /// A code zbar cannot read either, held in view: after each vain try the place waits twice as
+    /// long (8, 16, 32 frames), so zbar is asked 3 times in 30 frames, not on every one (it was,
+    /// under the hint alone).
+    @Test func aStubbornRegionCostsZBarOneFrameInEveryFew() throws {
+        let frame = try Self.smallBlurredCode(VB1Vector.codes[2])
+        #expect(ZBarDecoder().decode(frame) == [] && ZXingDecoder().decode(frame) == [], "the premise: neither reads it")
+        let zbar = CountingZBar()
+        let decoder = ZXingThenZBarDecoder(zbar: zbar)
+        for _ in 0..<30 { _ = decoder.decode(frame) }
+        #expect(zbar.calls == 3, "frames 2, 10 and 26")
+        let hinted = CountingZBar()
+        let before = ZXingThenZBarDecoder(fallback: .whenHinted, zbar: hinted)
+        for _ in 0..<30 { _ = before.decode(frame) }
+        #expect(hinted.calls == 30)
+    }
+
+    /// Where zxing just read a code, a blurred or moving view of the same card is not zbar's.
+    @Test func zbarIsNotAskedWhereZXingJustReadACode() throws {
+        let sharp = try QRFixture.frame(VB1Vector.codes[0])
+        let blurred = ImageOps.boxBlurred(sharp, radius: 3)
+        #expect(ZXingDecoder().decode(blurred) == [], "the premise: zxing cannot read the blurred frame")
+        #expect(!CodeRegions.find(in: blurred).isEmpty, "…though it looks like a code")
+        let zbar = CountingZBar()
+        let decoder = ZXingThenZBarDecoder(zbar: zbar)
+        _ = decoder.decode(sharp)
+        for _ in 0..<ZXingThenZBarDecoder.recentReadWindow - 1 { _ = decoder.decode(blurred) }
+        #expect(zbar.calls == 0)
+        // Past the window it is a code still in view and unread: zbar's turn.
+        for _ in 0..<3 { _ = decoder.decode(blurred) }
+        #expect(zbar.calls == 1)
+    }
+
+    /// Two codes in one frame, one only zbar reads: both are read (zxing's one alone used to be
+    /// the answer, and zbar was not asked).
+    @Test func aSecondCodeOnlyZBarReadsIsNotLost() throws {
+        var pixels = [UInt8](repeating: 140, count: 640 * 240)
+        QRFixture.draw(try QRFixture.modules(VB1Vector.codes[0]), scale: 4, at: 360, 20, into: &pixels, width: 640)
+        var small = [UInt8](repeating: 140, count: 320 * 240)
+        QRFixture.draw(try QRFixture.modules(VB1Vector.codes[1]), scale: 3, at: 40, 30, into: &small, width: 320)
+        let blurredSmall = ImageOps.boxBlurred(GrayFrame(width: 320, height: 240, pixels: small, timestamp: .zero, sequence: 0), radius: 1)
+        for y in 0..<240 { for x in 0..<320 { pixels[y * 640 + x] = blurredSmall.pixels[y * 320 + x] } }
+        let frame = GrayFrame(width: 640, height: 240, pixels: pixels, timestamp: .zero, sequence: 0)
+        #expect(ZXingDecoder().decode(frame).map(\.text) == [VB1Vector.codes[0]], "the premise: zxing reads one")
+        let decoder = ZXingThenZBarDecoder()
+        var read = Set<String>()
+        for _ in 0..<2 { for symbol in decoder.decode(frame) { if let text = symbol.text { read.insert(text) } } }
+        #expect(read == [VB1Vector.codes[0], VB1Vector.codes[1]])
+        let hinted = ZXingThenZBarDecoder(fallback: .whenHinted)
+        #expect(Set((0..<2).flatMap { _ in hinted.decode(frame).compactMap(\.text) }) == [VB1Vector.codes[0]])
     }
 
     @Test func withoutTheHintZBarIsAskedOnEveryFrameZXingCannotRead() {

@@ -36,10 +36,12 @@ typedef struct zxb_options {
     int max_symbols;
 } zxb_options;
 
-/// One decoded symbol: its bytes exactly as the code carries them (no character-set conversion).
+/// One decoded symbol: its bytes exactly as the code carries them (no character-set conversion),
+/// and the bounding box of its four corners in the picture's pixels (left, top, right, bottom).
 typedef struct zxb_symbol {
     const uint8_t *bytes;
     size_t length;
+    int left, top, right, bottom;
 } zxb_symbol;
 
 /// Every symbol found in one picture. Owned by the bridge: release it with zxb_results_free.

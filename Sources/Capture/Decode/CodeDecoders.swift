@@ -9,12 +9,18 @@ public enum CodeDecoders {
     /// What `hwprobe import` decodes with unless told otherwise.
     public static let defaultName = "zxing+zbar"
 
+    /// The arrangement as it was before it was scheduled by evidence (zbar on every hinted frame
+    /// zxing read nothing in): accepted by name, not offered, so benchmarks can run the two side
+    /// by side through the real command.
+    public static let hintedName = "zxing+zbar/hinted"
+
     /// A new decoder of that name. Decoders hold scanner state, so each pipeline gets its own.
     public static func decoder(named name: String) throws(UnknownDecoder) -> any CodeDecoder {
         switch name {
         case "zbar": ZBarDecoder()
         case "zxing": ZXingDecoder()
         case defaultName: ZXingThenZBarDecoder()
+        case hintedName: ZXingThenZBarDecoder(fallback: .whenHinted)
         default: throw UnknownDecoder(name: name)
         }
     }

@@ -77,6 +77,12 @@ public struct ZXingDecoder: CodeDecoder {
 
     /// Decodes one frame, saying why when zxing could not look at it at all.
     public func symbols(in frame: GrayFrame) throws(ZXingError) -> [DecodedSymbol] {
+        try located(in: frame).map(\.symbol)
+    }
+
+    /// The symbols and where each is in the frame (the bounding box of the corners zxing found),
+    /// for the arrangement that asks zbar only about places zxing has not read.
+    func located(in frame: GrayFrame) throws(ZXingError) -> [(symbol: DecodedSymbol, region: FrameRegion)] {
         guard frame.width > 0, frame.height > 0, frame.stride >= frame.width,
               frame.pixels.count >= frame.stride * (frame.height - 1) + frame.width,
               let width = Int32(exactly: frame.width), let height = Int32(exactly: frame.height),
@@ -103,7 +109,9 @@ public struct ZXingDecoder: CodeDecoder {
         guard let found else { return [] }
         defer { zxb_results_free(found) }
         return UnsafeBufferPointer(start: found.pointee.symbols, count: found.pointee.count).map { symbol in
-            DecodedSymbol(bytes: symbol.length == 0 ? [] : Array(UnsafeBufferPointer(start: symbol.bytes, count: symbol.length)))
+            (DecodedSymbol(bytes: symbol.length == 0 ? [] : Array(UnsafeBufferPointer(start: symbol.bytes, count: symbol.length))),
+             FrameRegion(x: Int(symbol.left), y: Int(symbol.top), width: Int(symbol.right) - Int(symbol.left) + 1,
+                         height: Int(symbol.bottom) - Int(symbol.top) + 1))
         }
     }
 }
