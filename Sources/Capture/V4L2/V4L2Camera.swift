@@ -46,17 +46,35 @@ public final class V4L2Camera: CameraSource {
     public let requestedHeight: Int
     /// How long the stream waits for a frame before it ends with `CameraError.timedOut`.
     public let frameTimeout: Duration
+    /// The pixel format asked for instead of the cheapest grey path (nil: the cheapest).
+    public let requestedFormat: V4L2GreyPath?
     private let running = Mutex<Session?>(nil)
 
     /// Asks the device what it is (QUERYCAP, ENUM_FMT); it must be a streaming capture device.
-    public init(path: String, width: Int = 640, height: Int = 480, frameTimeout: Duration = .seconds(2)) throws(CameraError) {
+    /// `format` (a fourcc such as `NM12`) picks a format the device offers and we read directly,
+    /// instead of the cheapest: to try a camera's other formats.
+    public init(path: String, width: Int = 640, height: Int = 480, frameTimeout: Duration = .seconds(2),
+                format: String? = nil) throws(CameraError) {
         self.path = path
+        if let format {
+            guard let chosen = V4L2GreyPath.allCases.first(where: { $0.name == format }) else {
+                let names = V4L2GreyPath.allCases.map(\.name).joined(separator: ", ")
+                throw .noUsableFormat("\(path) in \(format) (the formats read directly are \(names))")
+            }
+            requestedFormat = chosen
+        } else {
+            requestedFormat = nil
+        }
         requestedWidth = width
         requestedHeight = height
         self.frameTimeout = frameTimeout
         let described: CameraInfo?
         do { described = try V4L2Probe.describe(path: path) } catch { throw V4L2Probe.explain(error, path: path) }
         guard let described else { throw .notACaptureDevice(path) }
+        if let requestedFormat, !described.formats.contains(where: { $0.fourcc == requestedFormat.name }) {
+            let offered = described.formats.map(\.fourcc).joined(separator: ", ")
+            throw .noUsableFormat("\(path) in \(requestedFormat.name) (it offers \(offered))")
+        }
         info = described
     }
 
@@ -73,7 +91,7 @@ public final class V4L2Camera: CameraSource {
 
     public func start() async throws(CameraError) -> AsyncThrowingStream<GrayFrame, any Error> {
         await stop()
-        let session = try Session.open(path: path, width: requestedWidth, height: requestedHeight)
+        let session = try Session.open(path: path, width: requestedWidth, height: requestedHeight, preferred: requestedFormat)
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: GrayFrame.self, bufferingPolicy: .bufferingNewest(1))
         continuation.onTermination = { _ in session.stopFlag.store(true, ordering: .relaxed) }
         running.withLock { $0 = session }
@@ -120,7 +138,7 @@ public final class V4L2Camera: CameraSource {
             self.buffers = buffers
         }
 
-        static func open(path: String, width: Int, height: Int) throws(CameraError) -> Session {
+        static func open(path: String, width: Int, height: Int, preferred: V4L2GreyPath? = nil) throws(CameraError) -> Session {
             let fd = hal_open(path, O_RDWR | O_NONBLOCK)
             guard fd >= 0 else { throw V4L2Probe.explain(Errno(-fd), path: path) }
             var mapped: [[(address: UInt, length: Int)]] = []
@@ -136,7 +154,7 @@ public final class V4L2Camera: CameraSource {
                 var api: any V4L2BufferAPI = multiPlanarOnly ? V4L2MultiPlanar() : V4L2SinglePlanar(calls: .direct)
 
                 let offered = try formats(fd, bufferType: api.bufferType, path)
-                var wanted = V4L2GreyPath.choose(from: offered)
+                var wanted = preferred.flatMap { offered.contains($0.fourcc) ? $0 : nil } ?? V4L2GreyPath.choose(from: offered)
                 if wanted == nil, !offered.isEmpty {
                     // Nothing readable as it comes: let libv4l2 decode to YU12.
                     try V4L2Calls.converting.adopt(fd, multiPlanar: multiPlanarOnly, offered: offered, path: path)
@@ -162,7 +180,6 @@ public final class V4L2Camera: CameraSource {
                     }
                     api = V4L2MultiPlanar(planes: format.planes)
                 }
-                let needed = granted.bytesNeeded(width: format.width, height: format.height, bytesPerLine: format.bytesPerLine) ?? Int.max
 
                 let count: UInt32
                 switch api.requestBuffers(fd, count: 4) {
@@ -173,29 +190,7 @@ public final class V4L2Camera: CameraSource {
                 guard count <= 64 else { throw CameraError.io(driverBug(path, "granted \(count) buffers for the 4 asked")) }
 
                 for index in 0..<count {
-                    let answer: V4L2BufferPlanes
-                    switch api.queryBuffer(fd, index: index) {
-                    case .success(let planes): answer = planes
-                    case .failure(let error): throw V4L2Probe.explain(error, path: path)
-                    }
-                    guard answer.reportedPlanes == format.planes, answer.planes.count == format.planes else {
-                        throw CameraError.io(driverBug(path, "described buffer \(index) with \(answer.reportedPlanes) planes; its format has \(format.planes)"))
-                    }
-                    guard let grey = answer.planes.first, grey.length >= needed else {
-                        throw CameraError.io(driverBug(path, "made buffer \(index) \(answer.planes.first?.length ?? 0) bytes long; "
-                            + "\(format.width)x\(format.height) \(granted.name) at \(format.bytesPerLine) bytes a line needs \(needed)"))
-                    }
-                    var planes: [(address: UInt, length: Int)] = []
-                    for plane in answer.planes {
-                        guard plane.length > 0, let address = calls.map(fd, length: plane.length, offset: plane.offset) else {
-                            let error = Errno.current
-                            for mapping in planes { calls.unmap(mapping.address, length: mapping.length) }
-                            throw plane.length > 0 ? V4L2Probe.explain(error, path: path)
-                                : CameraError.io(driverBug(path, "gave a plane of buffer \(index) no length"))
-                        }
-                        planes.append((UInt(bitPattern: address), plane.length))
-                    }
-                    mapped.append(planes)
+                    mapped.append(try mapBuffer(index, fd: fd, api: api, calls: calls, format: format, granted: granted, path: path))
                 }
                 for index in 0..<count { try call(api.queue(fd, index: index), path) }
                 try call(stream(calls, fd, api.bufferType, on: true), path)
@@ -205,6 +200,36 @@ public final class V4L2Camera: CameraSource {
                 calls.close(fd)
                 throw error as? CameraError ?? .io("\(path): \(error)")
             }
+        }
+
+        /// QUERYBUF and mmap for each plane of one buffer, after checking what the driver said:
+        /// the format's plane count, and a grey plane long enough for the format's rows.
+        private static func mapBuffer(_ index: UInt32, fd: Int32, api: any V4L2BufferAPI, calls: V4L2Calls, format: V4L2StreamFormat,
+                                      granted: V4L2GreyPath, path: String) throws(CameraError) -> [(address: UInt, length: Int)] {
+            let answer: V4L2BufferPlanes
+            switch api.queryBuffer(fd, index: index) {
+            case .success(let planes): answer = planes
+            case .failure(let error): throw V4L2Probe.explain(error, path: path)
+            }
+            guard answer.reportedPlanes == format.planes, answer.planes.count == format.planes else {
+                throw .io(driverBug(path, "described buffer \(index) with \(answer.reportedPlanes) planes; its format has \(format.planes)"))
+            }
+            let needed = granted.bytesNeeded(width: format.width, height: format.height, bytesPerLine: format.bytesPerLine) ?? Int.max
+            guard let grey = answer.planes.first, grey.length >= needed else {
+                throw .io(driverBug(path, "made buffer \(index) \(answer.planes.first?.length ?? 0) bytes long; "
+                    + "\(format.width)x\(format.height) \(granted.name) at \(format.bytesPerLine) bytes a line needs \(needed)"))
+            }
+            var planes: [(address: UInt, length: Int)] = []
+            for plane in answer.planes {
+                guard plane.length > 0, let address = calls.map(fd, length: plane.length, offset: plane.offset) else {
+                    let error = Errno.current
+                    for mapping in planes { calls.unmap(mapping.address, length: mapping.length) }
+                    throw plane.length > 0 ? V4L2Probe.explain(error, path: path)
+                        : .io(driverBug(path, "gave a plane of buffer \(index) no length"))
+                }
+                planes.append((UInt(bitPattern: address), plane.length))
+            }
+            return planes
         }
 
         /// Every format the device offers for this buffer type (ENUM_FMT until EINVAL).

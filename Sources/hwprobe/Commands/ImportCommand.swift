@@ -219,7 +219,8 @@ struct ImportCommand: Sendable {
         case .file, .v4l2:
             let decoder = try Self.decoder()
             do {
-                let camera = try await CameraSources.open(uri, clock: clock)
+                let format = ProcessInfo.processInfo.environment["HWPROBE_V4L2_FORMAT"].flatMap { $0.isEmpty ? nil : $0 }
+                let camera = try await CameraSources.open(uri, clock: clock, v4l2Format: format)
                 return DecodingPipeline(camera: camera, decoder: decoder)
             } catch {
                 throw CLIFailure(kind: .device, message: error.description)

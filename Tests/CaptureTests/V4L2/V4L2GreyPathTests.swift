@@ -33,6 +33,13 @@ import Testing
         #expect(V4L2GreyPath.allCases.last == .yuyv)
     }
 
+    @Test func aFormatWeCannotReadDirectlyIsRefusedByName() {
+        let names = V4L2GreyPath.allCases.map(\.name).joined(separator: ", ")
+        #expect(throws: CameraError.noUsableFormat("/dev/video9 in MJPG (the formats read directly are \(names))")) {
+            try V4L2Camera(path: "/dev/video9", format: "MJPG")
+        }
+    }
+
     @Test func bytesNeededEndsAtTheLastRowsPixels() {
         #expect(V4L2GreyPath.nv12m.bytesNeeded(width: 64, height: 48, bytesPerLine: 80) == 80 * 47 + 64)
         #expect(V4L2GreyPath.yuyv.bytesNeeded(width: 64, height: 48, bytesPerLine: 0) == 128 * 48)

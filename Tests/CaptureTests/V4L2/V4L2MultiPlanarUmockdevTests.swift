@@ -39,6 +39,10 @@ import Testing
         await camera.stop()
         #expect(sequences == [1, 2, 3, 4, 5])
         #expect(ending as? CameraError == .disappeared("/dev/video0"))
+        // HWPROBE_V4L2_FORMAT's check: a format the camera does not offer is refused up front.
+        #expect(throws: CameraError.noUsableFormat("/dev/video0 in GREY (it offers YUYV, NM12)")) {
+            try V4L2Camera(path: "/dev/video0", format: "GREY")
+        }
     }
 
     /// What each wrong answer must be reported as (`CameraError.io`, never a crash or a garbled frame).

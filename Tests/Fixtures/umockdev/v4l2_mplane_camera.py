@@ -17,7 +17,7 @@ V4L2_MPLANE_HOSTILE makes one answer wrong, as a broken driver might:
 """
 import errno, os, struct, sys, time
 import umockdev_bench
-from v4l2_grey_camera import (QUERYCAP, ENUM_FMT, G_FMT, S_FMT, REQBUFS, QUERYBUF, QBUF, DQBUF, STREAMON,
+from v4l2_grey_camera import (Camera, QUERYCAP, ENUM_FMT, G_FMT, S_FMT, REQBUFS, QUERYBUF, QBUF, DQBUF, STREAMON,
                               STREAMOFF, ENUM_FRAMESIZES)
 
 W, H = 64, 48
@@ -39,15 +39,9 @@ def luma_plane(k):
     return b"\xee" * DATA_OFFSET + rows
 
 
-class Camera:
-    def __init__(self, node_file):
-        self.node_file = node_file
-        self.count = 0
-        self.queued = []
-        self.produced = 0
-        self.streaming = False
-        self.next_at = 0.0
-        self.log = open(os.environ.get("V4L2_FAKE_LOG", os.devnull), "w")
+class MultiPlanarCamera(Camera):
+    CARD = b"umockdev multi-planar camera"
+    CAPS = 0x00001000 | 0x04000000  # VIDEO_CAPTURE_MPLANE | STREAMING
 
     def offset(self, index, plane):
         return (index * 2 + plane) * SLOT
@@ -65,25 +59,9 @@ class Camera:
         d.update(72, struct.pack("<I", 9 if HOSTILE == "buffer-planes" else 2))
         return True
 
-    def handle(self, handler, client):
-        req = client.get_request()
-        arg = client.get_arg()
-        self.log.write("ioctl %#x\n" % req); self.log.flush()
-
-        def data(size):
-            return arg.resolve(0, size)
-
-        def done(rc=0, err=0):
-            client.complete(rc, err)
-            return True
-
+    def respond(self, req, data, done):
         if req == QUERYCAP:
-            d = data(104)
-            caps = 0x00001000 | 0x04000000  # VIDEO_CAPTURE_MPLANE | STREAMING
-            blob = (b"umockdev".ljust(16, b"\0") + b"umockdev multi-planar camera".ljust(32, b"\0")
-                    + b"platform:umockdev".ljust(32, b"\0") + struct.pack("<IIII", 0x60000, caps | 0x80000000, caps, 0) + bytes(8))
-            d.update(0, blob)
-            return done()
+            return super().respond(req, data, done)
         if req == ENUM_FMT:
             d = data(64)
             index, typ = struct.unpack_from("<II", bytes(d.retrieve()))
@@ -142,13 +120,9 @@ class Camera:
             return done()
         if req == DQBUF:
             d = data(88)
-            if self.produced >= FRAMES:
-                return done(-1, errno.ENODEV)  # unplugged
-            if not self.streaming or not self.queued or time.monotonic() < self.next_at:
-                return done(-1, errno.EAGAIN)
-            index = self.queued.pop(0)
-            self.produced += 1
-            self.next_at = time.monotonic() + 0.1
+            index = self.take_queued(FRAMES)
+            if index < 0:
+                return done(-1, -index)
             with open(self.node_file, "r+b") as f:
                 f.seek(self.offset(index, 0))
                 f.write(luma_plane(self.produced))
@@ -168,7 +142,7 @@ class Camera:
 
 def main():
     device_file, _, command = umockdev_bench.split_command(sys.argv)
-    umockdev_bench.run(device_file, "/dev/video0", lambda testbed, node_file: Camera(node_file), command)
+    umockdev_bench.run(device_file, "/dev/video0", lambda testbed, node_file: MultiPlanarCamera(node_file), command)
 
 
 if __name__ == "__main__":
