@@ -313,22 +313,29 @@ public final class V4L2Camera: CameraSource {
             if let failure { continuation.finish(throwing: failure) } else { continuation.finish() }
         }
 
-        /// The grey plane's bytes in a dequeued buffer, after checking what the driver said about
-        /// them against the mapping (bytesused 0 means the whole plane, as older drivers send).
+        /// The grey plane's bytes in a dequeued buffer (see `greyRegion`).
         func greyBytes(of buffer: V4L2DequeuedBuffer) throws(CameraError) -> UnsafeRawBufferPointer {
             let plane = buffers[buffer.index][0]
-            guard buffer.reportedPlanes == buffers[buffer.index].count else {
-                throw .io(Self.driverBug(path, "returned buffer \(buffer.index) with \(buffer.reportedPlanes) planes; it has \(buffers[buffer.index].count)"))
+            let region = try Self.greyRegion(of: buffer, planeLength: plane.length, planes: buffers[buffer.index].count, path: path)
+            return UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: plane.address).map { $0 + region.lowerBound },
+                                          count: region.count)
+        }
+
+        /// Where in plane 0 a dequeued buffer's data is, after checking what the driver said about
+        /// it against the mapping: the plane count, bytesused (0 means the whole plane, as older
+        /// drivers send) at most the plane's length, and data_offset within what is used.
+        static func greyRegion(of buffer: V4L2DequeuedBuffer, planeLength: Int, planes: Int, path: String) throws(CameraError) -> Range<Int> {
+            guard buffer.reportedPlanes == planes else {
+                throw .io(driverBug(path, "returned buffer \(buffer.index) with \(buffer.reportedPlanes) planes; it has \(planes)"))
             }
-            let used = buffer.bytesUsed == 0 ? plane.length : buffer.bytesUsed
-            guard used <= plane.length else {
-                throw .io(Self.driverBug(path, "said \(used) bytes of buffer \(buffer.index)'s plane 0 are used; it is \(plane.length) long"))
+            let used = buffer.bytesUsed == 0 ? planeLength : buffer.bytesUsed
+            guard used <= planeLength else {
+                throw .io(driverBug(path, "said \(used) bytes of buffer \(buffer.index)'s plane 0 are used; it is \(planeLength) long"))
             }
             guard buffer.dataOffset <= used else {
-                throw .io(Self.driverBug(path, "put buffer \(buffer.index)'s data at offset \(buffer.dataOffset), past the \(used) bytes used"))
+                throw .io(driverBug(path, "put buffer \(buffer.index)'s data at offset \(buffer.dataOffset), past the \(used) bytes used"))
             }
-            let base = UnsafeRawPointer(bitPattern: plane.address).map { $0 + buffer.dataOffset }
-            return UnsafeRawBufferPointer(start: base, count: used - buffer.dataOffset)
+            return buffer.dataOffset..<used
         }
     }
 }
