@@ -4,7 +4,8 @@ import Glibc
 import HAL
 
 /// The calls a stream makes, straight to the kernel or through libv4l2. A camera whose formats
-/// have a grey path (GREY, NV12, YU12, YUYV) is read directly, with no copy or conversion; one
+/// have a grey path (GREY, NV12, YU12, YUYV, NM12, … see `V4L2GreyPath`) is read directly, with no
+/// conversion, in whichever of V4L2's buffer APIs it speaks (see `V4L2BufferAPI`); one
 /// that only offers formats needing decoding (MJPEG, RGB, Bayer…) is read through libv4l2, which
 /// converts each frame to YU12 in user space — the cost is paid only by such cameras.
 struct V4L2Calls: Sendable {

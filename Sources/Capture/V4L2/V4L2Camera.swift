@@ -36,9 +36,10 @@ enum V4L2Request {
     static let memoryMmap: UInt32 = 1  // V4L2_MEMORY_MMAP
 }
 
-/// A live V4L2 camera (`v4l2:/dev/videoN`): raw ioctls, mmap streaming, the cheapest grey path
-/// (see `V4L2GreyPath`); cameras offering only formats that need decoding (MJPG, RGB…) are read
-/// through libv4l2's conversion instead (see `V4L2Calls`).
+/// A live V4L2 camera (`v4l2:/dev/videoN`): raw ioctls, mmap streaming in the single- or the
+/// multi-planar API (see `V4L2BufferAPI`), the cheapest grey path (see `V4L2GreyPath`); cameras
+/// offering only formats that need decoding (MJPG, RGB…) are read through libv4l2's conversion
+/// instead (see `V4L2Calls`).
 public final class V4L2Camera: CameraSource {
     public let path: String
     public let info: CameraInfo
