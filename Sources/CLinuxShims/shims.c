@@ -84,6 +84,86 @@ int hal_v4l2_enum_framesize(int fd, uint32_t fourcc, uint32_t index, hal_v4l2_fr
     return 0;
 }
 
+_Static_assert(HAL_V4L2_MAX_PLANES == VIDEO_MAX_PLANES, "VIDEO_MAX_PLANES changed");
+const uint32_t HAL_V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+
+int hal_v4l2_mplane_set_format(int fd, hal_v4l2_mplane_format *format) {
+    struct v4l2_format f;
+    memset(&f, 0, sizeof f);
+    f.type = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+    f.fmt.pix_mp.width = format->width;
+    f.fmt.pix_mp.height = format->height;
+    f.fmt.pix_mp.pixelformat = format->pixelformat;
+    f.fmt.pix_mp.field = V4L2_FIELD_NONE;
+    int rc = hal_ioctl(fd, VIDIOC_S_FMT, &f);
+    if (rc < 0) return rc;
+    memset(format, 0, sizeof *format);
+    format->width = f.fmt.pix_mp.width;
+    format->height = f.fmt.pix_mp.height;
+    format->pixelformat = f.fmt.pix_mp.pixelformat;
+    format->num_planes = f.fmt.pix_mp.num_planes;
+    for (int p = 0; p < VIDEO_MAX_PLANES; p++) {
+        format->bytesperline[p] = f.fmt.pix_mp.plane_fmt[p].bytesperline;
+        format->sizeimage[p] = f.fmt.pix_mp.plane_fmt[p].sizeimage;
+    }
+    return 0;
+}
+
+int hal_v4l2_request_buffers(int fd, uint32_t buf_type, uint32_t *count) {
+    struct v4l2_requestbuffers r;
+    memset(&r, 0, sizeof r);
+    r.count = *count;
+    r.type = buf_type;
+    r.memory = V4L2_MEMORY_MMAP;
+    int rc = hal_ioctl(fd, VIDIOC_REQBUFS, &r);
+    if (rc < 0) return rc;
+    *count = r.count;
+    return 0;
+}
+
+/// One buffer ioctl with a planes array; the kernel (or a fake) writes back at most `num_planes`
+/// entries, and how many planes it says the buffer has in `length`.
+static int mplane_buffer_ioctl(int fd, unsigned long request, uint32_t index, uint32_t num_planes, hal_v4l2_mplane_buffer *out) {
+    if (num_planes == 0 || num_planes > VIDEO_MAX_PLANES) return -EINVAL;
+    struct v4l2_plane planes[VIDEO_MAX_PLANES];
+    memset(planes, 0, sizeof planes);
+    struct v4l2_buffer b;
+    memset(&b, 0, sizeof b);
+    b.index = index;
+    b.type = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+    b.memory = V4L2_MEMORY_MMAP;
+    b.m.planes = planes;
+    b.length = num_planes;
+    int rc = hal_ioctl(fd, request, &b);
+    if (rc < 0 || out == NULL) return rc;
+    memset(out, 0, sizeof *out);
+    out->index = b.index;
+    out->sequence = b.sequence;
+    out->flags = b.flags;
+    out->seconds = b.timestamp.tv_sec;
+    out->microseconds = b.timestamp.tv_usec;
+    out->num_planes = b.length;
+    for (uint32_t p = 0; p < num_planes; p++) {
+        out->planes[p].bytesused = planes[p].bytesused;
+        out->planes[p].length = planes[p].length;
+        out->planes[p].mem_offset = planes[p].m.mem_offset;
+        out->planes[p].data_offset = planes[p].data_offset;
+    }
+    return 0;
+}
+
+int hal_v4l2_mplane_query_buffer(int fd, uint32_t index, uint32_t num_planes, hal_v4l2_mplane_buffer *out) {
+    return mplane_buffer_ioctl(fd, VIDIOC_QUERYBUF, index, num_planes, out);
+}
+
+int hal_v4l2_mplane_queue_buffer(int fd, uint32_t index, uint32_t num_planes) {
+    return mplane_buffer_ioctl(fd, VIDIOC_QBUF, index, num_planes, NULL);
+}
+
+int hal_v4l2_mplane_dequeue_buffer(int fd, uint32_t num_planes, hal_v4l2_mplane_buffer *out) {
+    return mplane_buffer_ioctl(fd, VIDIOC_DQBUF, 0, num_planes, out);
+}
+
 // ---- evdev ------------------------------------------------------------------------------------
 int hal_evdev_name(int fd, char *buf, size_t len) {
     if (len == 0) return -EINVAL;

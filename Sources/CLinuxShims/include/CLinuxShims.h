@@ -35,6 +35,38 @@ extern const uint32_t HAL_V4L2_CAP_VIDEO_CAPTURE_MPLANE;
 extern const uint32_t HAL_V4L2_CAP_STREAMING;
 extern const uint32_t HAL_V4L2_CAP_DEVICE_CAPS;
 
+// Multi-planar capture (V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE). Everything the driver answers is
+// reported as it came (plane counts included, even past HAL_V4L2_MAX_PLANES) for Swift to check.
+enum { HAL_V4L2_MAX_PLANES = 8 }; // VIDEO_MAX_PLANES, checked against the kernel header in shims.c
+
+typedef struct {
+    uint32_t width, height, pixelformat;
+    uint32_t num_planes;                        // the driver's answer; only the first 8 are kept
+    uint32_t bytesperline[HAL_V4L2_MAX_PLANES];
+    uint32_t sizeimage[HAL_V4L2_MAX_PLANES];
+} hal_v4l2_mplane_format;
+
+typedef struct {
+    uint32_t bytesused, length, mem_offset, data_offset;
+} hal_v4l2_plane;
+
+typedef struct {
+    uint32_t index, sequence, flags;
+    int64_t seconds, microseconds;
+    uint32_t num_planes;                        // the driver's answer (v4l2_buffer.length)
+    hal_v4l2_plane planes[HAL_V4L2_MAX_PLANES];
+} hal_v4l2_mplane_buffer;
+
+/// S_FMT with pix_mp (progressive); the driver's adjusted format comes back in `format`.
+int hal_v4l2_mplane_set_format(int fd, hal_v4l2_mplane_format *format);
+/// REQBUFS for mmap buffers of `buf_type`; the granted count comes back in `count`.
+int hal_v4l2_request_buffers(int fd, uint32_t buf_type, uint32_t *count);
+/// QUERYBUF, QBUF and DQBUF with a planes array of `num_planes` (at most HAL_V4L2_MAX_PLANES).
+int hal_v4l2_mplane_query_buffer(int fd, uint32_t index, uint32_t num_planes, hal_v4l2_mplane_buffer *out);
+int hal_v4l2_mplane_queue_buffer(int fd, uint32_t index, uint32_t num_planes);
+int hal_v4l2_mplane_dequeue_buffer(int fd, uint32_t num_planes, hal_v4l2_mplane_buffer *out);
+extern const uint32_t HAL_V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+
 // ---- evdev ------------------------------------------------------------------------------------
 typedef struct {
     uint16_t bustype, vendor, product, version;

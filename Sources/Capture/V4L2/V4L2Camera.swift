@@ -8,11 +8,13 @@ import Synchronization
 
 /// V4L2 request numbers, computed from the kernel's _IOC formula
 /// (`dir << 30 | size << 16 | type << 8 | nr`, dir: 1 write, 2 read, 3 read+write), because Swift
-/// cannot import the function-like _IOWR macros and this folder adds no C shims.
+/// cannot import the function-like _IOWR macros; the same calls go to libv4l2 when it converts.
 enum V4L2Request {
     static func ioc(_ dir: UInt, _ nr: UInt, _ size: Int) -> UInt {
         (dir << 30) | (UInt(size) << 16) | (UInt(UInt8(ascii: "V")) << 8) | nr
     }
+    /// _IOR('V', 0, struct v4l2_capability)
+    static let queryCapabilities = ioc(2, 0, MemoryLayout<v4l2_capability>.size)
     /// _IOWR('V', 4, struct v4l2_format)
     static let getFormat = ioc(3, 4, MemoryLayout<v4l2_format>.size)
     /// _IOWR('V', 5, struct v4l2_format)
@@ -34,9 +36,10 @@ enum V4L2Request {
     static let memoryMmap: UInt32 = 1  // V4L2_MEMORY_MMAP
 }
 
-/// A live V4L2 camera (`v4l2:/dev/videoN`): raw ioctls, mmap streaming, the cheapest grey path
-/// (see `V4L2GreyPath`); cameras offering only formats that need decoding (MJPG, RGB…) are read
-/// through libv4l2's conversion instead (see `V4L2Calls`).
+/// A live V4L2 camera (`v4l2:/dev/videoN`): raw ioctls, mmap streaming in the single- or the
+/// multi-planar API (see `V4L2BufferAPI`), the cheapest grey path (see `V4L2GreyPath`); cameras
+/// offering only formats that need decoding (MJPG, RGB…) are read through libv4l2's conversion
+/// instead (see `V4L2Calls`).
 public final class V4L2Camera: CameraSource {
     public let path: String
     public let info: CameraInfo
@@ -44,17 +47,35 @@ public final class V4L2Camera: CameraSource {
     public let requestedHeight: Int
     /// How long the stream waits for a frame before it ends with `CameraError.timedOut`.
     public let frameTimeout: Duration
+    /// The pixel format asked for instead of the cheapest grey path (nil: the cheapest).
+    public let requestedFormat: V4L2GreyPath?
     private let running = Mutex<Session?>(nil)
 
     /// Asks the device what it is (QUERYCAP, ENUM_FMT); it must be a streaming capture device.
-    public init(path: String, width: Int = 640, height: Int = 480, frameTimeout: Duration = .seconds(2)) throws(CameraError) {
+    /// `format` (a fourcc such as `NM12`) picks a format the device offers and we read directly,
+    /// instead of the cheapest: to try a camera's other formats.
+    public init(path: String, width: Int = 640, height: Int = 480, frameTimeout: Duration = .seconds(2),
+                format: String? = nil) throws(CameraError) {
         self.path = path
+        if let format {
+            guard let chosen = V4L2GreyPath.allCases.first(where: { $0.name == format }) else {
+                let names = V4L2GreyPath.allCases.map(\.name).joined(separator: ", ")
+                throw .noUsableFormat("\(path) in \(format) (the formats read directly are \(names))")
+            }
+            requestedFormat = chosen
+        } else {
+            requestedFormat = nil
+        }
         requestedWidth = width
         requestedHeight = height
         self.frameTimeout = frameTimeout
         let described: CameraInfo?
         do { described = try V4L2Probe.describe(path: path) } catch { throw V4L2Probe.explain(error, path: path) }
         guard let described else { throw .notACaptureDevice(path) }
+        if let requestedFormat, !described.formats.contains(where: { $0.fourcc == requestedFormat.name }) {
+            let offered = described.formats.map(\.fourcc).joined(separator: ", ")
+            throw .noUsableFormat("\(path) in \(requestedFormat.name) (it offers \(offered))")
+        }
         info = described
     }
 
@@ -71,7 +92,7 @@ public final class V4L2Camera: CameraSource {
 
     public func start() async throws(CameraError) -> AsyncThrowingStream<GrayFrame, any Error> {
         await stop()
-        let session = try Session.open(path: path, width: requestedWidth, height: requestedHeight)
+        let session = try Session.open(path: path, width: requestedWidth, height: requestedHeight, preferred: requestedFormat)
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: GrayFrame.self, bufferingPolicy: .bufferingNewest(1))
         continuation.onTermination = { _ in session.stopFlag.store(true, ordering: .relaxed) }
         running.withLock { $0 = session }
@@ -95,103 +116,159 @@ public final class V4L2Camera: CameraSource {
         let path: String
         let fd: Int32
         let calls: V4L2Calls
+        let api: any V4L2BufferAPI
         let greyPath: V4L2GreyPath
         let width: Int
         let height: Int
         let bytesPerLine: Int
-        /// (address bit pattern, length) of each mmap'ed buffer.
-        let buffers: [(address: UInt, length: Int)]
+        /// The planes of each mmap'ed buffer, (address bit pattern, length) each; plane 0 is grey.
+        let buffers: [[(address: UInt, length: Int)]]
         let stopFlag = Atomic<Bool>(false)
         let finished = Atomic<Bool>(false)
 
-        private init(path: String, fd: Int32, calls: V4L2Calls, greyPath: V4L2GreyPath, width: Int, height: Int, bytesPerLine: Int,
-                     buffers: [(address: UInt, length: Int)]) {
+        private init(path: String, fd: Int32, calls: V4L2Calls, api: any V4L2BufferAPI, greyPath: V4L2GreyPath,
+                     format: V4L2StreamFormat, buffers: [[(address: UInt, length: Int)]]) {
             self.path = path
             self.fd = fd
             self.calls = calls
+            self.api = api
             self.greyPath = greyPath
-            self.width = width
-            self.height = height
-            self.bytesPerLine = bytesPerLine
+            width = format.width
+            height = format.height
+            bytesPerLine = format.bytesPerLine
             self.buffers = buffers
         }
 
-        static func open(path: String, width: Int, height: Int) throws(CameraError) -> Session {
+        static func open(path: String, width: Int, height: Int, preferred: V4L2GreyPath? = nil) throws(CameraError) -> Session {
             let fd = hal_open(path, O_RDWR | O_NONBLOCK)
             guard fd >= 0 else { throw V4L2Probe.explain(Errno(-fd), path: path) }
-            var mapped: [(address: UInt, length: Int)] = []
+            var mapped: [[(address: UInt, length: Int)]] = []
             var calls = V4L2Calls.direct
             do {
                 var caps = hal_v4l2_caps()
                 try call(hal_v4l2_querycap(fd, &caps), path)
-                guard caps.device_caps & HAL_V4L2_CAP_VIDEO_CAPTURE != 0 else { throw CameraError.notACaptureDevice(path) }
-                guard caps.device_caps & HAL_V4L2_CAP_STREAMING != 0 else { throw CameraError.noUsableFormat("\(path) (no mmap streaming)") }
-
-                var offered: [UInt32] = []
-                var flags: UInt32 = 0
-                var text = [CChar](repeating: 0, count: 32)
-                for index in UInt32(0)..<256 {
-                    var fourcc: UInt32 = 0
-                    let rc = hal_v4l2_enum_fmt(fd, V4L2Request.captureType, index, &fourcc, &flags, &text)
-                    if rc == -EINVAL { break }
-                    try call(rc, path)
-                    offered.append(fourcc)
+                let multiPlanarOnly = caps.device_caps & HAL_V4L2_CAP_VIDEO_CAPTURE == 0
+                guard !multiPlanarOnly || caps.device_caps & HAL_V4L2_CAP_VIDEO_CAPTURE_MPLANE != 0 else {
+                    throw CameraError.notACaptureDevice(path)
                 }
-                var wanted = V4L2GreyPath.choose(from: offered)
+                guard caps.device_caps & HAL_V4L2_CAP_STREAMING != 0 else { throw CameraError.noUsableFormat("\(path) (no mmap streaming)") }
+                var api: any V4L2BufferAPI = multiPlanarOnly ? V4L2MultiPlanar() : V4L2SinglePlanar(calls: .direct)
+
+                let offered = try formats(fd, bufferType: api.bufferType, path)
+                var wanted = preferred.flatMap { offered.contains($0.fourcc) ? $0 : nil } ?? V4L2GreyPath.choose(from: offered)
                 if wanted == nil, !offered.isEmpty {
                     // Nothing readable as it comes: let libv4l2 decode to YU12.
-                    guard V4L2Calls.converting.adopt(fd) else { throw CameraError.noUsableFormat("\(path) (libv4l2 cannot convert its formats)") }
+                    try V4L2Calls.converting.adopt(fd, multiPlanar: multiPlanarOnly, offered: offered, path: path)
                     calls = .converting
+                    api = V4L2SinglePlanar(calls: calls)
                     wanted = .yu12
                 }
                 guard let wanted else { throw CameraError.noUsableFormat(path) }
 
-                var format = v4l2_format()
-                format.type = V4L2Request.captureType
-                format.fmt.pix.width = UInt32(width)
-                format.fmt.pix.height = UInt32(height)
-                format.fmt.pix.pixelformat = wanted.fourcc
-                format.fmt.pix.field = 1 // V4L2_FIELD_NONE
-                try call(calls.ioctl(fd, V4L2Request.setFormat, &format), path)
+                var format: V4L2StreamFormat
+                switch api.setFormat(fd, width: width, height: height, fourcc: wanted.fourcc) {
+                case .success(let granted): format = granted
+                case .failure(let error) where calls.throughLibV4L2 && multiPlanarOnly && error == .invalid:
+                    throw CameraError.noUsableFormat(V4L2Calls.cannotConvert(path: path, offered: offered))
+                case .failure(let error): throw V4L2Probe.explain(error, path: path)
+                }
                 // The driver may adjust size or even the format: use what it actually set.
-                guard let granted = V4L2GreyPath(fourcc: format.fmt.pix.pixelformat) else { throw CameraError.noUsableFormat(path) }
-
-                var request = v4l2_requestbuffers()
-                request.count = 4
-                request.type = V4L2Request.captureType
-                request.memory = V4L2Request.memoryMmap
-                try call(calls.ioctl(fd, V4L2Request.requestBuffers, &request), path)
-                guard request.count > 0 else { throw CameraError.io("\(path): the driver granted no buffers") }
-
-                for index in 0..<request.count {
-                    var buffer = v4l2_buffer()
-                    buffer.index = index
-                    buffer.type = V4L2Request.captureType
-                    buffer.memory = V4L2Request.memoryMmap
-                    try call(calls.ioctl(fd, V4L2Request.queryBuffer, &buffer), path)
-                    let length = Int(buffer.length)
-                    guard let address = calls.map(fd, length: length, offset: buffer.m.offset) else {
-                        throw V4L2Probe.explain(Errno.current, path: path)
+                guard let granted = V4L2GreyPath(fourcc: format.fourcc) else { throw CameraError.noUsableFormat(path) }
+                format.bytesPerLine = try checkedPitch(format, granted, path)
+                if multiPlanarOnly, !calls.throughLibV4L2 {
+                    guard (1...Int(HAL_V4L2_MAX_PLANES)).contains(format.planes) else {
+                        throw CameraError.io(driverBug(path, "set a format of \(format.planes) planes; V4L2 allows 1 to \(HAL_V4L2_MAX_PLANES)"))
                     }
-                    mapped.append((UInt(bitPattern: address), length))
+                    api = V4L2MultiPlanar(planes: format.planes)
                 }
-                for index in 0..<request.count {
-                    var buffer = v4l2_buffer()
-                    buffer.index = index
-                    buffer.type = V4L2Request.captureType
-                    buffer.memory = V4L2Request.memoryMmap
-                    try call(calls.ioctl(fd, V4L2Request.queueBuffer, &buffer), path)
+
+                let count: UInt32
+                switch api.requestBuffers(fd, count: 4) {
+                case .success(let granted): count = granted
+                case .failure(let error): throw V4L2Probe.explain(error, path: path)
                 }
-                var type = Int32(V4L2Request.captureType)
-                try call(calls.ioctl(fd, V4L2Request.streamOn, &type), path)
-                return Session(path: path, fd: fd, calls: calls, greyPath: granted, width: Int(format.fmt.pix.width),
-                               height: Int(format.fmt.pix.height), bytesPerLine: Int(format.fmt.pix.bytesperline),
-                               buffers: mapped)
+                guard count > 0 else { throw CameraError.io("\(path): the driver granted no buffers") }
+                guard count <= 64 else { throw CameraError.io(driverBug(path, "granted \(count) buffers for the 4 asked")) }
+
+                for index in 0..<count {
+                    mapped.append(try mapBuffer(index, fd: fd, api: api, calls: calls, format: format, granted: granted, path: path))
+                }
+                for index in 0..<count { try call(api.queue(fd, index: index), path) }
+                try call(stream(calls, fd, api.bufferType, on: true), path)
+                return Session(path: path, fd: fd, calls: calls, api: api, greyPath: granted, format: format, buffers: mapped)
             } catch {
-                for buffer in mapped { calls.unmap(buffer.address, length: buffer.length) }
+                for buffer in mapped { for plane in buffer { calls.unmap(plane.address, length: plane.length) } }
                 calls.close(fd)
                 throw error as? CameraError ?? .io("\(path): \(error)")
             }
+        }
+
+        /// QUERYBUF and mmap for each plane of one buffer, after checking what the driver said:
+        /// the format's plane count, and a grey plane long enough for the format's rows.
+        private static func mapBuffer(_ index: UInt32, fd: Int32, api: any V4L2BufferAPI, calls: V4L2Calls, format: V4L2StreamFormat,
+                                      granted: V4L2GreyPath, path: String) throws(CameraError) -> [(address: UInt, length: Int)] {
+            let answer: V4L2BufferPlanes
+            switch api.queryBuffer(fd, index: index) {
+            case .success(let planes): answer = planes
+            case .failure(let error): throw V4L2Probe.explain(error, path: path)
+            }
+            guard answer.reportedPlanes == format.planes, answer.planes.count == format.planes else {
+                throw .io(driverBug(path, "described buffer \(index) with \(answer.reportedPlanes) planes; its format has \(format.planes)"))
+            }
+            let needed = granted.bytesNeeded(width: format.width, height: format.height, bytesPerLine: format.bytesPerLine) ?? Int.max
+            guard let grey = answer.planes.first, grey.length >= needed else {
+                throw .io(driverBug(path, "made buffer \(index) \(answer.planes.first?.length ?? 0) bytes long; "
+                    + "\(format.width)x\(format.height) \(granted.name) at \(format.bytesPerLine) bytes a line needs \(needed)"))
+            }
+            var planes: [(address: UInt, length: Int)] = []
+            for plane in answer.planes {
+                guard plane.length > 0, let address = calls.map(fd, length: plane.length, offset: plane.offset) else {
+                    let error = Errno.current
+                    for mapping in planes { calls.unmap(mapping.address, length: mapping.length) }
+                    throw plane.length > 0 ? V4L2Probe.explain(error, path: path)
+                        : .io(driverBug(path, "gave a plane of buffer \(index) no length"))
+                }
+                planes.append((UInt(bitPattern: address), plane.length))
+            }
+            return planes
+        }
+
+        /// Every format the device offers for this buffer type (ENUM_FMT until EINVAL).
+        private static func formats(_ fd: Int32, bufferType: UInt32, _ path: String) throws(CameraError) -> [UInt32] {
+            var offered: [UInt32] = []
+            var flags: UInt32 = 0
+            var text = [CChar](repeating: 0, count: 32)
+            for index in UInt32(0)..<256 {
+                var fourcc: UInt32 = 0
+                let rc = hal_v4l2_enum_fmt(fd, bufferType, index, &fourcc, &flags, &text)
+                if rc == -EINVAL { break }
+                try call(rc, path)
+                offered.append(fourcc)
+            }
+            return offered
+        }
+
+        /// The granted row pitch: 0 means rows are packed; one shorter than a row is a driver's mistake.
+        private static func checkedPitch(_ format: V4L2StreamFormat, _ path: V4L2GreyPath, _ device: String) throws(CameraError) -> Int {
+            guard format.width > 0, format.height > 0 else {
+                throw CameraError.io(driverBug(device, "set a \(format.width)x\(format.height) format"))
+            }
+            let row = format.width * path.bytesPerPixel
+            guard format.bytesPerLine == 0 || format.bytesPerLine >= row else {
+                throw CameraError.io(driverBug(device, "set \(format.bytesPerLine) bytes a line for \(format.width)-pixel \(path.name) rows (\(row) bytes)"))
+            }
+            return max(format.bytesPerLine, row)
+        }
+
+        /// A driver answer that cannot be right, and what a person can do about it.
+        static func driverBug(_ path: String, _ what: String) -> String {
+            "\(path): the driver \(what), which cannot be right: update the kernel (or the camera's driver) "
+                + "and report it to the driver's maintainers"
+        }
+
+        private static func stream(_ calls: V4L2Calls, _ fd: Int32, _ type: UInt32, on: Bool) -> Int32 {
+            var value = Int32(bitPattern: type)
+            return calls.ioctl(fd, on ? V4L2Request.streamOn : V4L2Request.streamOff, &value)
         }
 
         private static func call(_ rc: Int32, _ path: String) throws(CameraError) {
@@ -208,10 +285,7 @@ public final class V4L2Camera: CameraSource {
                 var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let polled = poll(&pfd, 1, 50)
                 if polled < 0, errno != EINTR { failure = V4L2Probe.explain(Errno.current, path: path); break }
-                var buffer = v4l2_buffer()
-                buffer.type = V4L2Request.captureType
-                buffer.memory = V4L2Request.memoryMmap
-                let rc = polled > 0 ? calls.ioctl(fd, V4L2Request.dequeueBuffer, &buffer) : -EAGAIN
+                let (rc, buffer) = polled > 0 ? api.dequeue(fd) : (-EAGAIN, V4L2DequeuedBuffer())
                 if rc == -EAGAIN {
                     if clock.now - lastFrame > timeout { failure = .timedOut(path); break }
                     if polled > 0 { usleep(5_000) } // a node that polls readable without a frame: don't spin
@@ -220,28 +294,49 @@ public final class V4L2Camera: CameraSource {
                 if rc == -ENODEV || rc == -EIO || rc == -ENXIO || rc == -ESHUTDOWN { failure = .disappeared(path); break }
                 if rc < 0 { failure = V4L2Probe.explain(Errno(-rc), path: path); break }
                 lastFrame = clock.now
-                let index = Int(buffer.index)
-                if index < buffers.count {
-                    let stamp = Duration.seconds(Int64(buffer.timestamp.tv_sec)) + .microseconds(Int64(buffer.timestamp.tv_usec))
-                    let start = firstTimestamp ?? stamp
+                if buffer.index < buffers.count {
+                    let bytes: UnsafeRawBufferPointer
+                    do { bytes = try greyBytes(of: buffer) } catch { failure = error; break }
+                    let start = firstTimestamp ?? buffer.timestamp
                     firstTimestamp = start
-                    let used = buffer.bytesused > 0 ? Int(buffer.bytesused) : buffers[index].length
-                    let bytes = UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: buffers[index].address),
-                                                       count: min(used, buffers[index].length))
                     if let pixels = greyPath.extract(from: bytes, width: width, height: height, bytesPerLine: bytesPerLine) {
                         continuation.yield(GrayFrame(width: width, height: height, pixels: pixels,
-                                                     timestamp: stamp - start, sequence: UInt64(buffer.sequence)))
+                                                     timestamp: buffer.timestamp - start, sequence: UInt64(buffer.sequence)))
                     }
                 }
-                let requeue = calls.ioctl(fd, V4L2Request.queueBuffer, &buffer)
+                let requeue = api.queue(fd, index: UInt32(clamping: buffer.index))
                 if requeue == -ENODEV || requeue == -EIO || requeue == -ENXIO { failure = .disappeared(path); break }
             }
-            var type = Int32(V4L2Request.captureType)
-            _ = calls.ioctl(fd, V4L2Request.streamOff, &type)
-            for buffer in buffers { calls.unmap(buffer.address, length: buffer.length) }
+            _ = Self.stream(calls, fd, api.bufferType, on: false)
+            for buffer in buffers { for plane in buffer { calls.unmap(plane.address, length: plane.length) } }
             calls.close(fd)
             finished.store(true, ordering: .releasing)
             if let failure { continuation.finish(throwing: failure) } else { continuation.finish() }
+        }
+
+        /// The grey plane's bytes in a dequeued buffer (see `greyRegion`).
+        func greyBytes(of buffer: V4L2DequeuedBuffer) throws(CameraError) -> UnsafeRawBufferPointer {
+            let plane = buffers[buffer.index][0]
+            let region = try Self.greyRegion(of: buffer, planeLength: plane.length, planes: buffers[buffer.index].count, path: path)
+            return UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: plane.address).map { $0 + region.lowerBound },
+                                          count: region.count)
+        }
+
+        /// Where in plane 0 a dequeued buffer's data is, after checking what the driver said about
+        /// it against the mapping: the plane count, bytesused (0 means the whole plane, as older
+        /// drivers send) at most the plane's length, and data_offset within what is used.
+        static func greyRegion(of buffer: V4L2DequeuedBuffer, planeLength: Int, planes: Int, path: String) throws(CameraError) -> Range<Int> {
+            guard buffer.reportedPlanes == planes else {
+                throw .io(driverBug(path, "returned buffer \(buffer.index) with \(buffer.reportedPlanes) planes; it has \(planes)"))
+            }
+            let used = buffer.bytesUsed == 0 ? planeLength : buffer.bytesUsed
+            guard used <= planeLength else {
+                throw .io(driverBug(path, "said \(used) bytes of buffer \(buffer.index)'s plane 0 are used; it is \(planeLength) long"))
+            }
+            guard buffer.dataOffset <= used else {
+                throw .io(driverBug(path, "put buffer \(buffer.index)'s data at offset \(buffer.dataOffset), past the \(used) bytes used"))
+            }
+            return buffer.dataOffset..<used
         }
     }
 }

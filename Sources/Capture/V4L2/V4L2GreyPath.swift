@@ -3,6 +3,9 @@ import HAL
 /// How a V4L2 pixel format becomes a grey plane, cheapest first. Pure, so it is unit-tested.
 /// Formats that need real decoding (MJPG, RGB, …) have no path here: V4L2Camera asks libv4l2
 /// to convert them to YU12 and then takes its Y plane.
+///
+/// A multi-planar camera's buffer is one or more planes, each mapped on its own; every path here
+/// reads plane 0 only, which for all of them starts with the luma rows.
 public enum V4L2GreyPath: Sendable, Hashable, CaseIterable {
     /// GREY (a.k.a. Y8): the buffer is the grey plane.
     case grey
@@ -10,15 +13,38 @@ public enum V4L2GreyPath: Sendable, Hashable, CaseIterable {
     case nv12
     /// YU12 (I420): the Y plane comes first, followed by U and V planes.
     case yu12
+    /// NV21, YV12, NV16, NV61: like NV12 and YU12, the Y plane first (chroma order or
+    /// subsampling differ, which a grey picture ignores).
+    case nv21, yv12, nv16, nv61
+    /// The multi-planar API's formats with a plane per component (NV12M = NM12, YUV420M = YM12,
+    /// …): plane 0 is the Y plane, the chroma planes are not read.
+    case nv12m, nv21m, nv16m, nv61m, yu12m, yv12m, yu16m, yv16m, yu24m, yv24m
     /// YUYV: Y0 U Y1 V … — every other byte is luminance.
     case yuyv
 
-    public var fourcc: UInt32 {
+    public var fourcc: UInt32 { Self.code(name) }
+
+    /// The four-character V4L2 name.
+    public var name: String {
         switch self {
-        case .grey: Self.code("GREY")
-        case .nv12: Self.code("NV12")
-        case .yu12: Self.code("YU12")
-        case .yuyv: Self.code("YUYV")
+        case .grey: "GREY"
+        case .nv12: "NV12"
+        case .yu12: "YU12"
+        case .nv21: "NV21"
+        case .yv12: "YV12"
+        case .nv16: "NV16"
+        case .nv61: "NV61"
+        case .nv12m: "NM12"
+        case .nv21m: "NM21"
+        case .nv16m: "NM16"
+        case .nv61m: "NM61"
+        case .yu12m: "YM12"
+        case .yv12m: "YM21"
+        case .yu16m: "YM16"
+        case .yv16m: "YM61"
+        case .yu24m: "YM24"
+        case .yv24m: "YM42"
+        case .yuyv: "YUYV"
         }
     }
 
@@ -43,37 +69,37 @@ public enum V4L2GreyPath: Sendable, Hashable, CaseIterable {
     /// (for YUYV it covers 2 bytes a pixel). Returns nil when the buffer is too short, which
     /// includes sizes too large to count: they come from the driver, which may be wrong.
     public func extract(from bytes: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerLine: Int) -> [UInt8]? {
-        guard width > 0, height > 0 else { return nil }
-        switch self {
-        case .grey, .nv12, .yu12:
-            let pitch = max(bytesPerLine, width)
-            guard let needed = Self.planeBytes(pitch: pitch, rows: height, lastRow: width), bytes.count >= needed else { return nil }
-            var out = [UInt8](repeating: 0, count: width * height)
+        guard let needed = bytesNeeded(width: width, height: height, bytesPerLine: bytesPerLine), bytes.count >= needed else { return nil }
+        let pitch = max(bytesPerLine, width * bytesPerPixel)
+        var out = [UInt8](repeating: 0, count: width * height)
+        if bytesPerPixel == 1 {
             out.withUnsafeMutableBytes { dst in
                 for row in 0..<height {
                     let src = UnsafeRawBufferPointer(rebasing: bytes[(row * pitch)..<(row * pitch + width)])
                     UnsafeMutableRawBufferPointer(rebasing: dst[(row * width)..<(row * width + width)]).copyMemory(from: src)
                 }
             }
-            return out
-        case .yuyv:
-            let (rowBytes, overflow) = width.multipliedReportingOverflow(by: 2)
-            guard !overflow else { return nil }
-            let pitch = max(bytesPerLine, rowBytes)
-            guard let needed = Self.planeBytes(pitch: pitch, rows: height, lastRow: rowBytes), bytes.count >= needed else { return nil }
-            var out = [UInt8](repeating: 0, count: width * height)
+        } else {
             for row in 0..<height {
                 let base = row * pitch
-                for x in 0..<width { out[row * width + x] = bytes[base + 2 * x] }
+                for x in 0..<width { out[row * width + x] = bytes[base + bytesPerPixel * x] }
             }
-            return out
         }
+        return out
     }
 
-    /// Bytes from the first row's start to the last row's end, or nil when no buffer could be that big.
-    private static func planeBytes(pitch: Int, rows: Int, lastRow: Int) -> Int? {
-        let (before, overflow) = pitch.multipliedReportingOverflow(by: rows - 1)
-        let (total, overflowToo) = before.addingReportingOverflow(lastRow)
-        return overflow || overflowToo ? nil : total
+    /// Bytes of the luma plane a buffer must hold, from the first row's start to the last row's
+    /// end (at least `bytesPerLine` apart); nil for sizes no buffer could have.
+    public func bytesNeeded(width: Int, height: Int, bytesPerLine: Int) -> Int? {
+        guard width > 0, height > 0, bytesPerLine >= 0 else { return nil }
+        let (rowBytes, overflow) = width.multipliedReportingOverflow(by: bytesPerPixel)
+        guard !overflow else { return nil }
+        let pitch = max(bytesPerLine, rowBytes)
+        let (before, overflowToo) = pitch.multipliedReportingOverflow(by: height - 1)
+        let (total, overflowThree) = before.addingReportingOverflow(rowBytes)
+        return overflowToo || overflowThree ? nil : total
     }
+
+    /// Bytes a pixel takes in the luma rows: 2 for YUYV (luma and chroma interleaved), 1 for the rest.
+    var bytesPerPixel: Int { self == .yuyv ? 2 : 1 }
 }

@@ -223,7 +223,8 @@ struct ImportCommand: Sendable {
         case .file, .v4l2:
             let decoder = try Self.decoder()
             do {
-                let camera = try await CameraSources.open(uri, clock: clock)
+                let format = ProcessInfo.processInfo.environment["HWPROBE_V4L2_FORMAT"].flatMap { $0.isEmpty ? nil : $0 }
+                let camera = try await CameraSources.open(uri, clock: clock, v4l2Format: format)
                 let pipeline = DecodingPipeline(camera: camera, decoder: decoder)
                 pipelines.withLock { $0.append(pipeline) }
                 return pipeline

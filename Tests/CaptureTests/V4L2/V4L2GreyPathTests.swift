@@ -18,6 +18,33 @@ import Testing
         #expect(V4L2GreyPath.choose(from: [c("MJPG"), c("YUYV")]) == .yuyv)
         #expect(V4L2GreyPath.choose(from: [c("MJPG"), c("RGB3")]) == nil)
         #expect(V4L2GreyPath.choose(from: []) == nil)
+        // A multi-planar camera's formats: a separate Y plane is as cheap as GREY's, YUYV dearer.
+        #expect(V4L2GreyPath.choose(from: [c("YUYV"), c("NM12")]) == .nv12m)
+        #expect(V4L2GreyPath.choose(from: [c("YM12"), c("NV12")]) == .nv12)
+        #expect(V4L2GreyPath.choose(from: [c("BA81"), c("NM12"), c("NM16"), c("YM24")]) == .nv12m)
+    }
+
+    @Test func everyPathIsNamedByItsKernelFourcc() {
+        // From linux/videodev2.h: NV12M is 'NM12', YUV420M 'YM12', YVU444M 'YM42'.
+        #expect(V4L2GreyPath(fourcc: V4L2GreyPath.code("NM12")) == .nv12m)
+        #expect(V4L2GreyPath(fourcc: V4L2GreyPath.code("YM12")) == .yu12m)
+        #expect(V4L2GreyPath(fourcc: V4L2GreyPath.code("YM42")) == .yv24m)
+        #expect(Set(V4L2GreyPath.allCases.map(\.fourcc)).count == V4L2GreyPath.allCases.count)
+        #expect(V4L2GreyPath.allCases.last == .yuyv)
+    }
+
+    @Test func aFormatWeCannotReadDirectlyIsRefusedByName() {
+        let names = V4L2GreyPath.allCases.map(\.name).joined(separator: ", ")
+        #expect(throws: CameraError.noUsableFormat("/dev/video9 in MJPG (the formats read directly are \(names))")) {
+            try V4L2Camera(path: "/dev/video9", format: "MJPG")
+        }
+    }
+
+    @Test func bytesNeededEndsAtTheLastRowsPixels() {
+        #expect(V4L2GreyPath.nv12m.bytesNeeded(width: 64, height: 48, bytesPerLine: 80) == 80 * 47 + 64)
+        #expect(V4L2GreyPath.yuyv.bytesNeeded(width: 64, height: 48, bytesPerLine: 0) == 128 * 48)
+        #expect(V4L2GreyPath.grey.bytesNeeded(width: 0, height: 48, bytesPerLine: 80) == nil)
+        #expect(V4L2GreyPath.grey.bytesNeeded(width: Int.max, height: 2, bytesPerLine: Int.max) == nil)
     }
 
     @Test func yuyvTakesEveryOtherByteAndHonoursThePitch() {
@@ -46,7 +73,7 @@ import Testing
         // 4x2 Y plane with pitch 5, then chroma that must be ignored.
         let y: [UInt8] = [1, 2, 3, 4, 0, 5, 6, 7, 8, 0]
         let chroma: [UInt8] = [128, 128, 128, 128, 128]
-        for path in [V4L2GreyPath.nv12, .yu12, .grey] {
+        for path in V4L2GreyPath.allCases where path != .yuyv {
             let out = (y + chroma).withUnsafeBytes { path.extract(from: $0, width: 4, height: 2, bytesPerLine: 5) }
             #expect(out == [1, 2, 3, 4, 5, 6, 7, 8])
         }

@@ -32,6 +32,9 @@ ENUM_FRAMESIZES = ioc(3, 74, 44)
 
 
 class Camera:
+    CARD = b"umockdev GREY camera"
+    CAPS = 0x00000001 | 0x04000000  # VIDEO_CAPTURE | STREAMING
+
     def __init__(self, node_file):
         self.node_file = node_file
         self.count = 0
@@ -53,10 +56,14 @@ class Camera:
             client.complete(rc, err)
             return True
 
+        return self.respond(req, data, done)
+
+    def respond(self, req, data, done):
+        """Answers one ioctl: `data(size)` is its argument, `done(rc, errno)` completes it."""
         if req == QUERYCAP:
             d = data(104)
-            caps = 0x00000001 | 0x04000000  # VIDEO_CAPTURE | STREAMING
-            blob = (b"umockdev".ljust(16, b"\0") + b"umockdev GREY camera".ljust(32, b"\0")
+            caps = self.CAPS
+            blob = (b"umockdev".ljust(16, b"\0") + self.CARD.ljust(32, b"\0")
                     + b"platform:umockdev".ljust(32, b"\0") + struct.pack("<IIII", 0x60000, caps | 0x80000000, caps, 0) + bytes(8))
             d.update(0, blob)
             return done()
@@ -108,13 +115,9 @@ class Camera:
             return done()
         if req == DQBUF:
             d = data(88)
-            if self.produced >= FRAMES:
-                return done(-1, errno.ENODEV)  # unplugged
-            if not self.streaming or not self.queued or time.monotonic() < self.next_at:
-                return done(-1, errno.EAGAIN)
-            index = self.queued.pop(0)
-            self.produced += 1
-            self.next_at = time.monotonic() + 0.1
+            index = self.take_queued()
+            if index < 0:
+                return done(-1, -index)
             frame = bytes([self.produced]) + bytes([(i * 7) & 0xFF for i in range(1, SIZE)])
             with open(self.node_file, "r+b") as f:
                 f.seek(index * SLOT)
@@ -127,6 +130,18 @@ class Camera:
             d.update(56, struct.pack("<I", self.produced))
             return done()
         return done(-1, errno.ENOTTY)
+
+
+    def take_queued(self, frames=FRAMES):
+        """The buffer the next frame goes into (counted in `produced`), or -errno for DQBUF:
+        ENODEV once `frames` are out (unplugged), EAGAIN until the next is due, 100 ms apart."""
+        if self.produced >= frames:
+            return -errno.ENODEV
+        if not self.streaming or not self.queued or time.monotonic() < self.next_at:
+            return -errno.EAGAIN
+        self.produced += 1
+        self.next_at = time.monotonic() + 0.1
+        return self.queued.pop(0)
 
 
 def main():
