@@ -41,7 +41,7 @@ import Synchronization
 /// and zbar runs at most once in `fallbackInterval` frames. So every code in a frame is read: a
 /// second code only zbar can read, beside one zxing read, is no longer lost. The state is per
 /// decoder, hence per pipeline (`CodeDecoders.decoder(named:)` makes a new one each time).
-public struct ZXingThenZBarDecoder: CodeDecoder {
+public struct ZXingThenZBarDecoder: TwoLaneDecoder {
     public let name: String
     public let fallback: Fallback
     let zxing: ZXingDecoder
@@ -78,25 +78,37 @@ public struct ZXingThenZBarDecoder: CodeDecoder {
     }
 
     public func decode(_ frame: GrayFrame) -> [DecodedSymbol] {
+        let (symbols, second) = decodeFirst(frame)
+        return symbols + (second?() ?? [])
+    }
+
+    /// zxing's answer now, and zbar's turn (when the arrangement gives it one) as work to run
+    /// apart: `DecodingPipeline` runs it on a second lane, so a frame zxing reads is never kept
+    /// waiting behind zbar. The work returns only what zbar adds.
+    public func decodeFirst(_ frame: GrayFrame) -> (symbols: [DecodedSymbol], second: (@Sendable () -> [DecodedSymbol])?) {
         let located: [(symbol: DecodedSymbol, region: FrameRegion)]
+        let zbar = zbar
         do { located = try zxing.located(in: frame) } catch {
             // zxing could not look at this frame at all (malformed, out of memory): zbar may still.
-            return zbar.decode(frame)
+            return ([], { zbar.decode(frame) })
         }
         let symbols = located.map(\.symbol)
         switch fallback {
         case .always:
-            return symbols.isEmpty ? zbar.decode(frame) : symbols
+            return symbols.isEmpty ? ([], { zbar.decode(frame) }) : (symbols, nil)
         case .whenHinted:
-            if !symbols.isEmpty { return symbols }
-            guard !CodeRegions.find(in: frame, limit: 1).isEmpty else { return [] }
-            return zbar.decode(frame)
+            if !symbols.isEmpty { return (symbols, nil) }
+            guard !CodeRegions.find(in: frame, limit: 1).isEmpty else { return ([], nil) }
+            return ([], { zbar.decode(frame) })
         case .byEvidence:
             let regions = CodeRegions.find(in: frame, limit: 3)
-            guard let asked = evidence.zbarWanted(regions: regions, read: located.map(\.region)) else { return symbols }
-            let more = zbar.decode(frame).filter { !symbols.contains($0) }
-            evidence.zbarRan(on: asked, readSomething: !more.isEmpty)
-            return symbols + more
+            guard let asked = evidence.zbarWanted(regions: regions, read: located.map(\.region)) else { return (symbols, nil) }
+            let evidence = evidence
+            return (symbols, {
+                let more = zbar.decode(frame).filter { !symbols.contains($0) }
+                evidence.zbarRan(on: asked, readSomething: !more.isEmpty)
+                return more
+            })
         }
     }
 

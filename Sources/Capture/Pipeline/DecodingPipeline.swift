@@ -22,6 +22,9 @@ public final class DecodingPipeline: CodeSource {
     public let decoder: any CodeDecoder
     private let clock: any Clock<Duration>
     private let queue: DispatchQueue
+    /// The second lane of a `TwoLaneDecoder` (zbar's turn in the default arrangement).
+    private let secondQueue: DispatchQueue
+    private let secondLane = Mutex<(busy: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
     private let statistics = Mutex(Stats())
 
     public struct Stats: Sendable, Hashable {
@@ -32,6 +35,10 @@ public final class DecodingPipeline: CodeSource {
         public var lastLatency: Duration?
         public var maximumLatency: Duration = .zero
         public var totalLatency: Duration = .zero
+        /// Second-lane runs (zbar's turns), and the longest a run's answer took from its frame's
+        /// arrival.
+        public var secondRuns: UInt64 = 0
+        public var secondMaximumLatency: Duration = .zero
         /// Latencies counted in `latencyStep` buckets (the last one holds everything longer), so
         /// percentiles cost a fixed 4 KiB however long the camera runs.
         public var latencyBuckets = [UInt32](repeating: 0, count: Stats.latencyBucketCount)
@@ -76,6 +83,7 @@ public final class DecodingPipeline: CodeSource {
         self.decoder = decoder
         self.clock = clock
         queue = DispatchQueue(label: "capture.decode.\(decoder.name)", qos: .userInitiated)
+        secondQueue = DispatchQueue(label: "capture.decode.\(decoder.name).second", qos: .utility)
     }
 
     public var description: String { "\(camera.info.uri) (\(decoder.name))" }
@@ -106,12 +114,15 @@ public final class DecodingPipeline: CodeSource {
             for try await frame in frames {
                 if Task.isCancelled { break }
                 let arrived = clock.now
-                let symbols = await decodeOnQueue(frame)
+                let (symbols, second) = await decodeOnQueue(frame)
                 let latency = arrived.duration(to: clock.now)
                 record(frame: frame, previous: previous, symbols: symbols, latency: latency)
                 previous = frame.sequence
                 continuation.yield(DecodedFrame(sequence: frame.sequence, timestamp: frame.timestamp, symbols: symbols))
+                if let second { await runSecond(second, of: frame, arrived: arrived, clock: clock, into: continuation) }
             }
+            // A second opinion still under way belongs to this stream: the end waits for it.
+            await secondLaneIdle()
             continuation.finish()
         } catch is CancellationError {
             continuation.finish()
@@ -121,10 +132,67 @@ public final class DecodingPipeline: CodeSource {
         await camera.stop()
     }
 
-    private func decodeOnQueue(_ frame: GrayFrame) async -> [DecodedSymbol] {
+    private func decodeOnQueue(_ frame: GrayFrame) async -> ([DecodedSymbol], (@Sendable () -> [DecodedSymbol])?) {
         let decoder = decoder
-        return await withCheckedContinuation { (result: CheckedContinuation<[DecodedSymbol], Never>) in
-            queue.async { result.resume(returning: decoder.decode(frame)) }
+        return await withCheckedContinuation { (result: CheckedContinuation<([DecodedSymbol], (@Sendable () -> [DecodedSymbol])?), Never>) in
+            queue.async {
+                if let laned = decoder as? any TwoLaneDecoder {
+                    let (symbols, second) = laned.decodeFirst(frame)
+                    result.resume(returning: (symbols, second))
+                } else {
+                    result.resume(returning: (decoder.decode(frame), nil))
+                }
+            }
+        }
+    }
+
+    /// Returns once no second-lane run is under way (taking the lane, then giving it back).
+    private func secondLaneIdle() async {
+        await takeSecondLane()
+        giveBackSecondLane()
+    }
+
+    /// The lane passes straight to a waiting run, or is free.
+    private func giveBackSecondLane() {
+        let next = secondLane.withLock { lane -> CheckedContinuation<Void, Never>? in
+            defer { lane.waiter = nil }
+            if lane.waiter == nil { lane.busy = false }
+            return lane.waiter
+        }
+        next?.resume()
+    }
+
+    private func takeSecondLane() async {
+        await withCheckedContinuation { (free: CheckedContinuation<Void, Never>) in
+            let now = secondLane.withLock { lane -> Bool in
+                if lane.busy {
+                    lane.waiter = free
+                    return false
+                }
+                lane.busy = true
+                return true
+            }
+            if now { free.resume() }
+        }
+    }
+
+    /// The second lane: `work` runs beside the next frames' first answers, one run at a time (a
+    /// second run waits for the one before, so none is lost and at most one is outstanding); what
+    /// it reads goes out as another `DecodedFrame` of the same frame.
+    private func runSecond<C: Clock<Duration>>(_ work: @escaping @Sendable () -> [DecodedSymbol], of frame: GrayFrame,
+                                               arrived: C.Instant, clock: C,
+                                               into continuation: AsyncThrowingStream<DecodedFrame, any Error>.Continuation) async {
+        await takeSecondLane()
+        let (sequence, timestamp) = (frame.sequence, frame.timestamp)
+        secondQueue.async { [self] in
+            let more = work()
+            let latency = arrived.duration(to: clock.now)
+            statistics.withLock { s in
+                s.secondRuns += 1
+                s.secondMaximumLatency = max(s.secondMaximumLatency, latency)
+            }
+            if !more.isEmpty { continuation.yield(DecodedFrame(sequence: sequence, timestamp: timestamp, symbols: more)) }
+            giveBackSecondLane()
         }
     }
 
