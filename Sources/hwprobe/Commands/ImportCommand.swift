@@ -107,9 +107,7 @@ struct ImportCommand: Sendable {
             if let signal = SignalHandling.shared.interruption {
                 throw CLIFailure(kind: .cancelled, message: "cancelled: nothing was written", exitOverride: SignalHandling.exitCode(for: signal))
             }
-            do { try AtomicFile.write(plaintext, to: out, replacing: force) } catch {
-                throw CLIFailure(kind: .device, message: "could not write \(out): \(error)")
-            }
+            try OutputTarget.write(plaintext, to: out, replacing: force)
             if invocation.wantsJSON {
                 console.out(JSON.encode(Report(backupId: backupID, codes: codeCount, bytes: plaintext.count, out: out)))
             } else {

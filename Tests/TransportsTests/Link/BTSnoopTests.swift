@@ -68,6 +68,48 @@ import Testing
         }
     }
 
+    /// A capture may carry personal data (addresses, names, weights): it is written like the
+    /// plaintext of a backup (issue 15). An existing file is never truncated, a symbolic link is
+    /// never followed, and the new file is 0600 whatever the umask.
+    @Test func anExistingFileIsNeverTruncated() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data("an earlier capture".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: BTSnoopError.self) { _ = try BTSnoopWriter(path: path) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "an earlier capture")
+    }
+
+    @Test func aSymbolicLinkIsNeverFollowed() throws {
+        let victim = Self.temporaryPath()
+        let link = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: victim); try? FileManager.default.removeItem(atPath: link) }
+        try Data("someone else's file".utf8).write(to: URL(fileURLWithPath: victim))
+        #expect(symlink(victim, link) == 0)
+        #expect(throws: BTSnoopError.self) { _ = try BTSnoopWriter(path: link) }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "someone else's file")
+        // Dangling: nothing may be created where it points either.
+        let nowhere = Self.temporaryPath()
+        let dangling = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: dangling) }
+        #expect(symlink(nowhere, dangling) == 0)
+        #expect(throws: BTSnoopError.self) { _ = try BTSnoopWriter(path: dangling) }
+        #expect(!FileManager.default.fileExists(atPath: nowhere))
+    }
+
+    @Test func theCaptureIsPrivate() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let old = umask(0)
+        defer { umask(old) }
+        let writer = try BTSnoopWriter(path: path)
+        writer.record(Self.reset, sentByHost: true)
+        writer.close()
+        var info = stat()
+        #expect(lstat(path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(try BTSnoopReader.read(path: path).records.count == 1)
+    }
+
     @Test func damagedFilesAreRejectedWithClearErrors() throws {
         var good = BTSnoopFormat.magic
         good.snoopAppend(UInt32(1))
