@@ -32,6 +32,9 @@ let package = Package(
         .library(name: "Transports", targets: ["Transports"]),
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "Flows", targets: ["Flows"]),
+        // The in-process LE controller and its GATT peripherals: `--hci sim:`, the host tests, and
+        // (later) the fuzz targets that play a controller at the host.
+        .library(name: "VirtualController", targets: ["VirtualController"]),
     ] + driverTargets.map { .library(name: $0.name, targets: [$0.name]) },
     targets: [
         systemLibrary("CBlueZ", pkgConfig: "bluez", apt: "libbluetooth-dev"),
@@ -55,9 +58,12 @@ let package = Package(
         .target(name: "Capture", dependencies: ["HAL", "LinuxIO", "CLinuxShims", "CV4L2", "CZBar", "CZXingBridge"],
                 path: "Sources/Capture"),
         .target(name: "Flows", dependencies: ["HAL", "CCrypto"], path: "Sources/Flows"),
+        // Speaks HCI to our host as a controller does, with the simulated bench's mirror and scale
+        // as GATT peripherals; uses Transports only for the packet codecs.
+        .target(name: "VirtualController", dependencies: ["HAL", "Transports"], path: "Sources/VirtualController"),
         .executableTarget(
             name: "hwprobe",
-            dependencies: ["HAL", "LinuxIO", "Transports", "Capture", "Flows"] + driverTargets.map { .target(name: $0.name) },
+            dependencies: ["HAL", "LinuxIO", "Transports", "Capture", "Flows", "VirtualController"] + driverTargets.map { .target(name: $0.name) },
             path: "Sources/hwprobe",
             plugins: [.plugin(name: "GitCommit")]),
         // Writes the git commit hwprobe was built from into the build directory (hwprobe --version);
@@ -68,6 +74,8 @@ let package = Package(
         .executableTarget(name: "soak", dependencies: ["HAL", "Transports", "Capture", "Flows", "MirrorProfile", "PeerSupport", "MediaSupport"],
                           path: "Tests/Soak"),
         .executableTarget(name: "ble-bench", dependencies: ["HAL", "Transports", "PeerSupport"], path: "Benchmarks/BLEBench"),
+        // Our host over the virtual controller, where no peer is the bottleneck (notifications/s, CPU each).
+        .executableTarget(name: "vc-bench", dependencies: ["HAL", "Transports", "VirtualController"], path: "Benchmarks/VirtualControllerBench"),
         // Test helper, not shipped: opens a pad URI with the real drivers and plays cues on a fast
         // clock, for the umockdev tests in PluginsTests (which run it under umockdev-run).
         .executableTarget(name: "pad-probe", dependencies: ["HAL", "Xbox360Pad", "DualShock4"], path: "Tests/PadProbe"),
@@ -88,11 +96,17 @@ let package = Package(
         .target(name: "DeviceSupport", path: "Tests/DeviceSupport"),
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
+        .testTarget(name: "VirtualControllerTests",
+                    dependencies: ["VirtualController", "Transports", "HAL", "Flows", "MirrorProfile", "StandardScale", "SerialTestSupport"],
+                    path: "Tests/VirtualControllerTests"),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport"], path: "Tests/CaptureTests"),
-        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "MirrorProfile"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
+        // One serial executor for every test that must know when the code under test has settled.
+        .target(name: "SerialTestSupport", dependencies: ["HAL"], path: "Tests/SerialTestSupport"),
+        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "MirrorProfile", "SerialTestSupport"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
         // The pad tests run the pad-probe helper under umockdev (fixtures in Tests/Fixtures/umockdev).
         .testTarget(name: "PluginsTests", dependencies: ["HAL", "Transports", "DeviceSupport"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),
-        .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport", "MediaSupport", "DeviceSupport"], path: "Tests/hwprobeTests"),
+        .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport", "MediaSupport", "DeviceSupport",
+                                                      "VirtualController", "SerialTestSupport"], path: "Tests/hwprobeTests"),
     ] + driverTargets
 )

@@ -1,17 +1,30 @@
 import MirrorProfile
+import SerialTestSupport
 import HAL
 import Synchronization
 @testable import Flows
 
 
-/// Collects everything a flow publishes.
+/// Collects everything a flow publishes, from `start()` on.
 final class OutputLog: Sendable {
     private let items = Locked<[FlowOutput]>([])
-    private let task: Task<Void, Never>
+    private let source: Locked<AsyncStream<FlowOutput>?>
+    private let task = Locked<Task<Void, Never>?>(nil)
 
     init(_ outputs: AsyncStream<FlowOutput>) {
+        source = Locked(outputs)
+    }
+
+    /// Starts collecting. Called on the serial executor, the collecting task is one of its jobs,
+    /// so "settled" includes it; started anywhere else it could still be catching up on another
+    /// thread when a test reads the log.
+    func start() {
+        guard let outputs = source.withLock({ current -> AsyncStream<FlowOutput>? in
+            defer { current = nil }
+            return current
+        }) else { return }
         let items = items
-        task = Task { for await item in outputs { items.withLock { $0.append(item) } } }
+        task.withLock { $0 = Task { for await item in outputs { items.withLock { $0.append(item) } } } }
     }
 
     var all: [FlowOutput] { items.value }
@@ -57,6 +70,7 @@ struct ScanHarness {
     /// Runs until the attempt ends; `act` is called whenever time stands still, with the flow's state.
     func run(limit: Int = 20_000, act: @escaping (BodyScanState?) -> Void = { _ in }) async -> BodyScanOutcome? {
         await withSerialExecutor {
+            log.start()
             let result = Locked<BodyScanOutcome?>(nil)
             let flow = flow
             let task = Task { let outcome = await flow.run(); result.withLock { $0 = outcome } }

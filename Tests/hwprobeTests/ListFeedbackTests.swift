@@ -1,4 +1,5 @@
 import HAL
+import SerialTestSupport
 import Testing
 import Transports
 @testable import hwprobe
@@ -10,14 +11,11 @@ import Transports
         let captured = CapturedConsole(isTerminal: true)
         var cli = HWProbe(console: captured.console, listSources: .empty)
         cli.bench = SimulatedBench(clock: clock)
-        let run = Task { await cli.run(["list", "--hci", "sim:", "--scan-seconds", "3", "--json"]) }
-        await clock.waitForSleepers(3) // the scan's deadline, the countdown's first tick, the bench's discovery
-        clock.advance(to: .init(offset: .seconds(1)))
-        await clock.waitForSleepers(3) // the second peripheral is due at 1.1 s
-        clock.advance(to: .init(offset: .seconds(2)))
-        await clock.waitForSleepers(2) // both peripherals seen: the deadline and the countdown
-        clock.advance(to: .init(offset: .seconds(3)))
-        #expect(await run.value == 0)
+        // Time moves deadline to deadline (the bench's advertisements, the countdown's ticks).
+        let probe = cli
+        let code = await drive(clock) { await probe.run(["list", "--hci", "sim:", "--scan-seconds", "3", "--json"]) }
+        #expect(code == 0)
+        #expect(clock.now.offset == .seconds(3))
         let clear = "\r\u{1B}[2K"
         #expect(captured.stderr == clear + "scanning sim: for peripherals: 3 s left" + clear + "scanning sim: for peripherals: 2 s left"
                 + clear + "scanning sim: for peripherals: 1 s left" + clear, "\(captured.stderr.debugDescription)")

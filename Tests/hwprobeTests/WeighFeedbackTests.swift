@@ -1,10 +1,14 @@
 import HAL
+import SerialTestSupport
 import Testing
 import Transports
 @testable import hwprobe
 
 /// What `weigh` says while it waits and when it gives up (issue 13, "Feedback"), on the simulated
-/// bench and a manual clock: each test reads as a timeline, and the clock says exactly when.
+/// bench and a manual clock: each test reads as a timeline, and the clock says exactly when. The
+/// bench is our host stack over the virtual controller, so `drive` moves the clock from deadline
+/// to deadline once everything has settled (the bench's mirror first advertises at 150 ms, its
+/// scale at 250 ms, both every 100 ms).
 @Suite struct WeighFeedbackTests {
     func cli(_ clock: ManualClock, terminal: Bool = false) -> (HWProbe, CapturedConsole) {
         let captured = CapturedConsole(isTerminal: terminal)
@@ -16,10 +20,8 @@ import Transports
     @Test func weighAtTheMirrorsAddressRefusesItAsSoonAsItIsSeen() async throws {
         let clock = ManualClock()
         let (cli, captured) = cli(clock)
-        let run = Task { await cli.run(["weigh", "--hci", "sim:", "C0:FF:EE:00:4F:2A", "--json"]) }
-        await clock.waitForSleepers(2) // the scan window and the bench's discovery
-        clock.advance(by: .milliseconds(150)) // the mirror advertises
-        #expect(await run.value == 3)
+        let code = await drive(clock) { await cli.run(["weigh", "--hci", "sim:", "C0:FF:EE:00:4F:2A", "--json"]) }
+        #expect(code == 3)
         let error = try JSONShape.parse(captured.stdout)["error"]
         #expect(error?["kind"]?.string == "device")
         let message = try #require(error?["message"]?.string)
@@ -39,10 +41,8 @@ import Transports
         let clock = ManualClock()
         let (cli, captured) = cli(clock)
         let arguments = ["weigh", "--hci", "sim:", "11:22:33:44:55:66", "--json"] + (window.timeout.map { ["--timeout", $0] } ?? [])
-        let run = Task { await cli.run(arguments) }
-        await clock.waitForSleepers(2)
-        clock.advance(by: .seconds(window.seconds))
-        #expect(await run.value == 3)
+        let code = await drive(clock) { await cli.run(arguments) }
+        #expect(code == 3)
         let error = try JSONShape.parse(captured.stdout)["error"]
         #expect(error?["kind"]?.string == "device", "not found is a device problem (exit 3), not a timeout (exit 1)")
         let message = try #require(error?["message"]?.string)
@@ -98,40 +98,38 @@ import Transports
     @Test func weighOnTheBenchShowsTheSearchTheConnectionAndEachReadingWhileItSettles() async throws {
         let clock = ManualClock()
         let (cli, captured) = cli(clock)
-        let run = Task { await cli.run(["weigh", "--hci", "sim:", "-v"]) }
-        await clock.waitForSleepers(2) // the scan window and the bench's discovery
-        clock.advance(by: .milliseconds(150)) // the mirror appears, and is passed over
-        await clock.waitForSleepers(2)
-        clock.advance(by: .milliseconds(100)) // the scale appears and is connected
-        for step in [300, 400, 400] { // the bench scale's readings: 71.90, 72.35, then 72.35 stable
-            await clock.waitForSleepers(2) // the --timeout deadline and the scale's next reading
-            clock.advance(by: .milliseconds(Int64(step)))
-        }
-        #expect(await run.value == 0)
+        let code = await drive(clock) { await cli.run(["weigh", "--hci", "sim:", "-v"]) }
+        #expect(code == 0)
         #expect(captured.stdout == "72.35 kg from D4:12:3A:00:18:1D (standard-scale)\n")
         let lines = captured.stderr.split(separator: "\n").map(String.init)
-        let expected = ["scanning sim: for a scale: 10 s left",
+        // weigh's own words, and the host stack's under -v (the bench is a controller like any
+        // other): the mirror's advertisement then its scan response, the scale found at 250 ms and
+        // connected on its next advertisement, the indications enabled, each unstable reading.
+        let expected = ["controller sim: opened, address 5A:11:C0:00:00:01",
+                        "scanning sim: for a scale: 10 s left",
+                        "found C0:FF:EE:00:4F:2A (random) -48 dBm: mirror-v1 by service 7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00",
                         "found C0:FF:EE:00:4F:2A (random) \"Mirror 4F2A\" -48 dBm: mirror-v1 by manufacturer FFFF data 4D 52",
                         "found D4:12:3A:00:18:1D (public) \"Bench Scale\" -61 dBm: standard-scale by service 181D",
                         "connecting to Bench Scale (D4:12:3A:00:18:1D)…",
-                        "connected to D4:12:3A:00:18:1D (public) (simulated bench: no HCI link, so no handle or ATT events)",
+                        "connected to D4:12:3A:00:18:1D (public), handle 0x0040",
+                        "link 0x0040: ATT MTU 23",
+                        "link 0x0040: subscribed to indications of Weight Measurement (2A9D), handle 0x000E",
                         "waiting for a reading from Bench Scale (D4:12:3A:00:18:1D)…",
                         "71.90 kg, settling…",
-                        "72.35 kg, settling…"]
-        #expect(lines == expected)
+                        "72.35 kg, settling…",
+                        "link 0x0040 closed: we ended the connection"]
+        #expect(lines.filter(expected.contains) == expected, "\(lines)")
+        // Connected at 350 ms; the readings 300, 400 and 400 ms after the subscription; the
+        // link's end one connection interval (30 ms) after the second 72.35.
+        #expect(clock.now.offset == .milliseconds(1480))
     }
 
     @Test func onATerminalTheSearchCountsDownInPlaceAndIsClearedAtTheEnd() async throws {
         let clock = ManualClock()
         let (cli, captured) = cli(clock, terminal: true)
-        let run = Task { await cli.run(["weigh", "--hci", "sim:", "11:22:33:44:55:66", "--timeout", "3"]) }
-        await clock.waitForSleepers(2) // the countdown's next tick and the bench's discovery
-        clock.advance(by: .seconds(1)) // the mirror appears (passed over); the second peripheral is due at 1.1 s
-        await clock.waitForSleepers(2)
-        clock.advance(by: .seconds(1)) // the bench scale appears (passed over): the bench has nothing more to show
-        await clock.waitForSleepers(1)
-        clock.advance(by: .seconds(1))
-        #expect(await run.value == 3)
+        let code = await drive(clock) { await cli.run(["weigh", "--hci", "sim:", "11:22:33:44:55:66", "--timeout", "3"]) }
+        #expect(code == 3)
+        #expect(clock.now.offset == .seconds(3))
         let clear = "\r\u{1B}[2K"
         #expect(captured.stderr.hasPrefix(clear + "scanning sim: for 11:22:33:44:55:66: 3 s left"
                                           + clear + "scanning sim: for 11:22:33:44:55:66: 2 s left"

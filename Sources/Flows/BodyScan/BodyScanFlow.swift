@@ -580,11 +580,13 @@ final class ScanAttempt {
 
     // MARK: output
 
+    /// The event goes before the screen: a presenter that clears what the last state waited for
+    /// on `.entered` then never draws the new screen with the old wait's countdown on it.
     private func enter(_ state: BodyScanState, _ screen: Screen) {
         states.append(state)
         flow.entered(state)
-        show(screen)
         output.yield(.event(.entered(state)))
+        show(screen)
     }
 
     private func show(_ screen: Screen) {

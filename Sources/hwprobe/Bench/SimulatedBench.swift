@@ -1,11 +1,16 @@
 import Flows
 import HAL
+import Transports
+import VirtualController
 
-/// The built-in bench (`sim:`): a mirror, a standard weighing scale, a camera and a haptic log,
-/// all fakes from HAL, so hwprobe can be tried and tested with no hardware attached.
+/// The built-in bench (`sim:`): a mirror and a standard weighing scale around an in-process
+/// virtual controller, a camera and a haptic log, so hwprobe can be tried and tested with no
+/// hardware attached. `--hci sim:` runs our own host stack over that controller, so every
+/// command takes the real path from the drivers down to HCI.
 struct SimulatedBench: Sendable {
     let clock: any Clock<Duration>
-    let mirror: FakeMirror
+    /// The mirror's script with the scenario's fault applied; `MirrorSimulation` plays it.
+    let mirrorScript: MirrorScript
     let scale: FakeScale
 
     let scenario: SimulatedScenario
@@ -17,7 +22,7 @@ struct SimulatedBench: Sendable {
         var script = mirrorScript
         if let fault = scenario.fault { script.fault = fault }
         if let battery = scenario.batteryPercent { script.info.batteryPercent = battery }
-        mirror = FakeMirror(script: script, clock: clock)
+        self.mirrorScript = script
         let scaleDevice = DiscoveredDevice(
             address: BLEAddress(bytes: [0xD4, 0x12, 0x3A, 0x00, 0x18, 0x1D], kind: .public)!, rssi: -61,
             advertisement: Advertisement(flags: 0x06, localName: "Bench Scale", serviceUUIDs: [BluetoothUUID(0x181D)]))
@@ -56,10 +61,22 @@ struct SimulatedBench: Sendable {
         return FakeCodeSource(texts: texts, interval: .milliseconds(700), clock: clock)
     }
 
-    /// The bench as a `sim:` URI asks for it: the same clock, the scenario its options name.
+    /// The bench as a `sim:` URI asks for it: the same clock and mirror, the scenario its options name.
     func configured(for uri: DeviceURI) throws(CLIFailure) -> SimulatedBench {
         guard case .sim(let options) = uri, !options.isEmpty else { return self }
-        return SimulatedBench(clock: clock, scenario: try SimulatedScenario(options: options))
+        return SimulatedBench(clock: clock, mirrorScript: mirrorScript, scenario: try SimulatedScenario(options: options))
+    }
+
+    /// The bench's radio, fresh for each command: the mirror (first heard 150 ms after power-up)
+    /// and the scale (250 ms), advertising every 100 ms until a central connects.
+    func controller() -> VirtualController {
+        VirtualController(peripherals: [MirrorPeripheral(script: mirrorScript), StandardScalePeripheral(scale: scale)], clock: clock)
+    }
+
+    /// Our host stack over the bench's controller, on the bench's clock.
+    func central(uri: DeviceURI = .simulatedBench, snoopPath: String? = nil, events: HostEventHandler? = nil) async throws(BLEError)
+        -> BLECentral {
+        try await BLECentral.open(stream: controller(), uri: uri, snoopPath: snoopPath, clock: clock, events: events)
     }
 
     /// The demo backup made with a costly derivation (64 MiB, p = 16: seconds, not a tenth of
@@ -77,13 +94,4 @@ struct SimulatedBench: Sendable {
               let codes = try? VB1Code.split(container: container.bytes, into: 4) else { return nil }
         return codes.map(\.text)
     }()
-
-    var transport: FakeScaleTransport {
-        let scale = scale
-        let clock = clock
-        return FakeScaleTransport(peripherals: [
-            .mirror(mirror, appearsAfter: .milliseconds(150)),
-            .init(device: scale.device, appearsAfter: .milliseconds(250)) { scale.connect(clock: clock) },
-        ], clock: clock)
-    }
 }

@@ -1,10 +1,12 @@
 import Flows
 import Foundation
 import HAL
+import Transports
 
 /// `hwprobe demo`: the simulated bench, start to finish and unattended — the body scan against
-/// the fake mirror, then a freshly made VB1 backup imported from the fake camera and decrypted —
-/// drawn live, with every cue shown as the `log:` sink words it.
+/// the bench's mirror (through our host stack and the virtual controller, as `scan --hci sim:`),
+/// then a freshly made VB1 backup imported from the fake camera and decrypted — drawn live, with
+/// every cue shown as the `log:` sink words it.
 struct DemoCommand: Sendable {
     var console: Console
     var registry: DriverRegistry
@@ -16,6 +18,20 @@ struct DemoCommand: Sendable {
 
     func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         let bench = SimulatedBench(clock: ScaledClock(speed: speed))
+        let central: BLECentral
+        do { central = try await bench.central(snoopPath: invocation.value("--btsnoop")) } catch { throw CLIFailure(error) }
+        let transport = BLEScaleTransport(central: central, registry: registry, clock: bench.clock)
+        do {
+            let code = try await run(invocation, bench: bench, transport: transport)
+            await central.close()
+            return code
+        } catch {
+            await central.close()
+            throw error
+        }
+    }
+
+    private func run(_ invocation: Invocation, bench: SimulatedBench, transport: any ScaleTransport) async throws(CLIFailure) -> Int32 {
         let motion = MotionSettings(reduceMotion: invocation.has("--reduce-motion"))
         let presenter = FlowPresenter(console: console, sink: nil, noColorFlag: invocation.has("--no-color"),
                                       verbose: invocation.has("--verbose"), json: false, logCues: true,
@@ -26,7 +42,7 @@ struct DemoCommand: Sendable {
         defer { interrupt.end() }
         presenter.start()
         presenter.note("hwprobe demo: the simulated bench (sim:), \(formatSpeed(speed)) real time")
-        let devices = (try? await Discovery.collect(bench.transport.discover(), for: .seconds(1), clock: bench.clock)) ?? []
+        let devices = (try? await Discovery.collect(transport.discover(), for: .seconds(1), clock: bench.clock)) ?? []
         for device in devices {
             let claim = registry.claim(.advertisement(device.advertisement))
             presenter.note("  \(device.address)  \(device.name ?? "(no name)")  \(device.rssi) dBm  → \(claim?.reason ?? "no driver")")
@@ -37,7 +53,7 @@ struct DemoCommand: Sendable {
         var configuration = BodyScanConfiguration(recognizingMirrorsWith: registry)
         configuration.autoAnswer = true
         configuration.motion = motion
-        let scan = BodyScanFlow(transport: bench.transport, clock: bench.clock, configuration: configuration)
+        let scan = BodyScanFlow(transport: transport, clock: bench.clock, configuration: configuration)
         cancelPhase.withLock { $0 = { scan.cancel() } }
         let scanOutcome = await present(scan.outputs, with: presenter) { await scan.run() } after: { scan.close() }
         if SignalHandling.shared.interruption != nil {

@@ -1,13 +1,12 @@
 import HAL
 import Transports
 
-/// Turns a `--hci` URI into a scale transport: the simulated bench, or one of the real HCI
-/// transports once the host stack drives them.
+/// Turns a `--hci` URI into a scale transport: our host stack with the registered drivers, over
+/// a real controller or over the simulated bench's virtual one (`sim:`).
 struct TransportFactory: Sendable {
     var bench: SimulatedBench
     var registry = DriverRegistry(drivers: linkedDrivers)
-    /// `-v`: every controller this factory opens reports its events here; on the simulated bench
-    /// the CLI reports what it sees itself (`NarratedScaleTransport`).
+    /// `-v`: every controller this factory opens (the bench's too) reports its events here.
     var log: HostEventLog?
 
     func clock(for uri: DeviceURI) -> any Clock<Duration> {
@@ -15,50 +14,41 @@ struct TransportFactory: Sendable {
         return ContinuousClock()
     }
 
-    /// The body-scan and weighing flows' transport: the bench's fakes, or our host stack with the
-    /// registered drivers. `close` releases the controller.
+    /// The body-scan and weighing flows' transport: our host stack with the registered drivers.
+    /// `close` releases the controller.
     func scaleTransport(for uri: DeviceURI, snoopPath: String? = nil) async throws(CLIFailure)
         -> (transport: any ScaleTransport, close: @Sendable () async -> Void) {
         switch uri {
-        case .sim:
-            let bench = try bench.configured(for: uri)
-            return (log.map { NarratedScaleTransport(base: bench.transport, log: $0) } ?? bench.transport, {})
-        case .hci, .tcp, .uart:
+        case .sim, .hci, .tcp, .uart:
             let central = try await central(for: uri, snoopPath: snoopPath)
-            return (BLEScaleTransport(central: central, registry: registry), { await central.close() })
+            return (BLEScaleTransport(central: central, registry: registry, clock: clock(for: uri)), { await central.close() })
         default:
             throw CLIFailure(kind: .usage, message: "\(uri) is not an HCI controller (use hci:N, uart:…, tcp:HOST:PORT or sim:)")
         }
     }
 
-    /// Opens a real controller with our host stack.
+    /// Opens a controller with our host stack: a real one, or the bench's virtual controller
+    /// (with the scenario its `sim:` options name).
     func central(for uri: DeviceURI, snoopPath: String?) async throws(CLIFailure) -> BLECentral {
         switch uri {
         case .hci, .tcp, .uart:
             do { return try await BLECentral.open(uri, snoopPath: snoopPath, events: log?.handler) } catch { throw CLIFailure(error) }
         case .sim:
-            throw CLIFailure(kind: .unsupported, message: "the simulated bench has no controller to open; use tcp:, uart: or hci:")
+            let bench = try bench.configured(for: uri)
+            do { return try await bench.central(uri: uri, snoopPath: snoopPath, events: log?.handler) } catch { throw CLIFailure(error) }
         default:
             throw CLIFailure(kind: .usage, message: "\(uri) is not an HCI controller (use hci:N, uart:…, tcp:HOST:PORT or sim:)")
         }
     }
 
-    /// Peripherals seen on `uri` for `duration`: the bench's, or a real controller's.
+    /// Peripherals seen on `uri` for `duration` (on the bench's clock for `sim:`).
     /// `scanning` is called once the controller is open, as the `duration` starts.
     func discover(on uri: DeviceURI, for duration: Duration, snoopPath: String?,
                   scanning: @Sendable () -> Void = {}) async throws(CLIFailure) -> [DiscoveredDevice] {
-        if case .sim = uri {
-            let bench = try bench.configured(for: uri)
-            let transport: any ScaleTransport = log.map { NarratedScaleTransport(base: bench.transport, log: $0) } ?? bench.transport
-            scanning()
-            do { return try await Discovery.collect(transport.discover(), for: duration, clock: bench.clock) } catch {
-                throw CLIFailure(kind: .device, message: "\(error)")
-            }
-        }
         let central = try await central(for: uri, snoopPath: snoopPath)
         scanning()
         do {
-            let found = try await Discovery.collect(central.discover(), for: duration, clock: ContinuousClock())
+            let found = try await Discovery.collect(central.discover(), for: duration, clock: clock(for: uri))
             await central.close()
             return found
         } catch let error as BLEError {

@@ -24,9 +24,6 @@ final class HostEventLog: Sendable {
         if let line = line(for: event) { console.diagnostic(line) }
     }
 
-    /// A line the CLI says itself, where there is no host stack to report (the simulated bench).
-    func note(_ line: String) { console.diagnostic(line) }
-
     func line(for event: HostEvent) -> String? {
         switch event {
         case .controllerOpened(let uri, let address):

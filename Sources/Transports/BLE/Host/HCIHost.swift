@@ -112,15 +112,14 @@ public actor HCIHost {
             }
         }
         let incoming = stream.incoming()
-        reader = Task { [weak self] in
+        // Isolated to this actor (it captures self): each chunk is handled where it resumes, with
+        // no further hop. It ends when the link does (close() closes the stream).
+        reader = Task { [self] in
             do {
-                for try await chunk in incoming {
-                    guard let self else { return }
-                    await self.receive(chunk)
-                }
-                await self?.fail(.transport("the controller closed the link"))
+                for try await chunk in incoming { receive(chunk) }
+                fail(.transport("the controller closed the link"))
             } catch {
-                await self?.fail(.transport("\(error)"))
+                fail(.transport("\(error)"))
             }
         }
         try await initialize()

@@ -16,6 +16,9 @@ final class ChunkQueue: Sendable {
         var ended = false
         var failure: HCILinkError?
         var consumer: CheckedContinuation<[UInt8]?, any Error>?
+        /// The reading thread waits for room: the next take signals it (only then, so the
+        /// semaphore never piles up signals that would make a later wait return at once).
+        var producerWaiting = false
     }
 
     private let state = Mutex(State())
@@ -39,7 +42,10 @@ final class ChunkQueue: Sendable {
                     s.consumer = nil
                     return .some(consumer)
                 }
-                guard s.bytes < budget else { return .none }
+                guard s.bytes < budget else {
+                    s.producerWaiting = true
+                    return .none
+                }
                 s.chunks.append(chunk)
                 s.bytes += chunk.count
                 return .some(nil)
@@ -73,8 +79,11 @@ final class ChunkQueue: Sendable {
     func next() async throws -> [UInt8]? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
+                var wake = false
                 let outcome = state.withLock { s -> Result<[UInt8]?, any Error>? in
                     if s.head < s.chunks.count {
+                        wake = s.producerWaiting
+                        s.producerWaiting = false
                         let chunk = s.chunks[s.head]
                         s.head += 1
                         s.bytes -= chunk.count
@@ -90,7 +99,7 @@ final class ChunkQueue: Sendable {
                 }
                 if let outcome {
                     continuation.resume(with: outcome)
-                    room.signal()
+                    if wake { room.signal() }
                 }
             }
         } onCancel: {

@@ -189,22 +189,29 @@ final class DescriptorLink: Sendable {
     private func readLoop(_ fd: Int32) {
         var buffer = [UInt8](repeating: 0, count: behaviour.readBufferSize)
         var failure: HCILinkError?
+        // After a read that brought bytes, read again before polling: while a peer streams, that
+        // is one system call per chunk instead of two.
+        var streaming = false
         while !state.withLock({ $0.closing }) {
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = Glibc.poll(&entry, 1, Self.pollMilliseconds)
-            if ready == 0 { continue }
-            if ready < 0 {
-                if errno == EINTR { continue }
-                failure = .io("\(description): poll failed: \(Errno.current)")
-                break
+            var hungUp = false
+            if !streaming {
+                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = Glibc.poll(&entry, 1, Self.pollMilliseconds)
+                if ready == 0 { continue }
+                if ready < 0 {
+                    if errno == EINTR { continue }
+                    failure = .io("\(description): poll failed: \(Errno.current)")
+                    break
+                }
+                let events = Int32(entry.revents)
+                if events & Int32(POLLNVAL) != 0 {
+                    failure = .io("\(description): descriptor became invalid")
+                    break
+                }
+                hungUp = events & Int32(POLLHUP | POLLERR) != 0
             }
-            let events = Int32(entry.revents)
-            if events & Int32(POLLNVAL) != 0 {
-                failure = .io("\(description): descriptor became invalid")
-                break
-            }
-            let hungUp = events & Int32(POLLHUP | POLLERR) != 0
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            streaming = count > 0
             if count > 0 {
                 // Waits while the consumer is a budget behind: the kernel then pushes back.
                 if !queue.put(Array(buffer[..<count]), stop: { state.withLock { $0.closing } }) { break }

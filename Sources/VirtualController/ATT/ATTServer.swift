@@ -1,0 +1,262 @@
+import HAL
+import Transports
+
+/// An ATT error a peripheral's behaviour answers with (Core Vol 3 Part F §3.4.1.1; 0x80–0x9F are
+/// a profile's own).
+public struct ATTRefusal: Error, Hashable, Sendable {
+    public var code: UInt8
+    public init(_ code: UInt8) { self.code = code }
+
+    public static let readNotPermitted = ATTRefusal(ATTErrorCode.readNotPermitted)
+    public static let invalidLength = ATTRefusal(0x0D)
+    public static let valueNotAllowed = ATTRefusal(0x13)
+    public static let unlikely = ATTRefusal(ATTErrorCode.unlikelyError)
+}
+
+/// What stands behind a server's dynamic attributes: the device's own behaviour.
+public protocol ATTServerBehaviour {
+    mutating func read(_ handle: UInt16) -> Result<[UInt8], ATTRefusal>
+    /// A Write Request (`withResponse`) or a Write Command; a refusal of a command goes unreported.
+    mutating func write(_ value: [UInt8], to handle: UInt16, withResponse: Bool) -> ATTRefusal?
+    /// The client wrote a CCCD: bit 0 notifications, bit 1 indications.
+    mutating func clientConfigurationChanged(valueHandle: UInt16, to value: UInt16)
+}
+
+/// The server side of one ATT bearer, sans-IO: fed each PDU the client sends, it answers with the
+/// PDUs to send back, as the Attribute Protocol says (Core Vol 3 Part F §3.4). Discovery answers
+/// are cut to the MTU and to the specification's "same length / same format" rules; CCCDs are
+/// kept per link; indications wait for their confirmation, with a bounded queue behind them.
+public struct ATTServer: Sendable {
+    public let database: AttributeDatabase
+    /// The Server Rx MTU we answer Exchange MTU with.
+    public let preferredMTU: UInt16
+    public private(set) var mtu: UInt16 = 23
+    /// Indications sent while one is unconfirmed wait here; beyond this many the oldest is dropped.
+    public static let indicationQueueLimit = 32
+
+    private var configurations: [UInt16: UInt16] = [:]
+    private var indicationInFlight = false
+    private var waitingIndications: [[UInt8]] = []
+    /// Requests answered with an error because they made no sense (bad PDUs, unsupported opcodes).
+    public private(set) var refusedRequests = 0
+    public private(set) var droppedIndications = 0
+
+    public init(database: AttributeDatabase, preferredMTU: UInt16 = 247) {
+        self.database = database
+        self.preferredMTU = max(23, preferredMTU)
+    }
+
+    /// A new link: MTU, CCCDs and indication state start afresh (nothing here is bonded).
+    public mutating func reset() {
+        mtu = 23
+        configurations = [:]
+        indicationInFlight = false
+        waitingIndications = []
+    }
+
+    public func configuration(ofValue handle: UInt16) -> UInt16 {
+        database.clientConfigurationHandle(forValue: handle).flatMap { configurations[$0] } ?? 0
+    }
+
+    /// A Handle Value Notification when the client enabled notifications of this value, else nil.
+    /// The value is cut to ATT_MTU − 3, as the protocol has it.
+    public func notification(valueHandle: UInt16, value: [UInt8]) -> [UInt8]? {
+        guard configuration(ofValue: valueHandle) & 0x0001 != 0 else { return nil }
+        return ATTPDU.handleValueNotification(handle: valueHandle, value: Array(value.prefix(Int(mtu) - 3))).encoded
+    }
+
+    /// A Handle Value Indication to send now, when the client enabled indications and none is
+    /// waiting for its confirmation; otherwise it queues (or nil when nobody subscribed).
+    public mutating func indication(valueHandle: UInt16, value: [UInt8]) -> [UInt8]? {
+        guard configuration(ofValue: valueHandle) & 0x0002 != 0 else { return nil }
+        let pdu = ATTPDU.handleValueIndication(handle: valueHandle, value: Array(value.prefix(Int(mtu) - 3))).encoded
+        guard indicationInFlight else {
+            indicationInFlight = true
+            return pdu
+        }
+        if waitingIndications.count >= Self.indicationQueueLimit {
+            waitingIndications.removeFirst()
+            droppedIndications += 1
+        }
+        waitingIndications.append(pdu)
+        return nil
+    }
+
+    /// Takes one PDU from the client and returns what to send back (usually one response).
+    public mutating func receive<B: ATTServerBehaviour>(_ bytes: [UInt8], behaviour: inout B) -> [[UInt8]] {
+        guard let opcode = bytes.first else { return [] }
+        let isCommand = opcode & 0x40 != 0
+        let pdu: ATTPDU
+        do {
+            pdu = try ATTPDU(parsing: bytes)
+        } catch {
+            return isCommand || ATTPDU.responseOpcode(forRequest: opcode) == nil ? [] : [refuse(opcode, 0, ATTErrorCode.invalidPDU)]
+        }
+        if bytes.count > Int(mtu), pdu.isRequest { return [refuse(opcode, 0, ATTErrorCode.invalidPDU)] }
+        switch pdu {
+        case .exchangeMTURequest(let clientMTU):
+            mtu = max(23, min(clientMTU, preferredMTU))
+            return [ATTPDU.exchangeMTUResponse(preferredMTU).encoded]
+        case .findInformationRequest(let start, let end):
+            return [findInformation(start, end)]
+        case .findByTypeValueRequest(let start, let end, let type, let value):
+            return [findByTypeValue(start, end, BluetoothUUID(type), value, &behaviour)]
+        case .readByTypeRequest(let start, let end, let type):
+            return [readByType(start, end, type, &behaviour)]
+        case .readByGroupTypeRequest(let start, let end, let type):
+            return [readByGroupType(start, end, type)]
+        case .readRequest(let handle):
+            return [read(handle, offset: nil, &behaviour)]
+        case .readBlobRequest(let handle, let offset):
+            return [read(handle, offset: Int(offset), &behaviour)]
+        case .writeRequest(let handle, let value):
+            return [write(handle, value, &behaviour)]
+        case .writeCommand(let handle, let value):
+            if let attribute = database.attribute(handle), attribute.permissions.contains(.writeCommand), value.count <= 512 {
+                _ = behaviour.write(value, to: handle, withResponse: false)
+            }
+            return []
+        case .handleValueConfirmation:
+            indicationInFlight = false
+            guard !waitingIndications.isEmpty else { return [] }
+            indicationInFlight = true
+            return [waitingIndications.removeFirst()]
+        default:
+            // A request this server does not implement (Read Multiple, Prepare Write…) is
+            // answered so the client's bearer is not left waiting; anything else is dropped.
+            return pdu.isRequest || (!isCommand && !pdu.isResponse && ATTPDU.responseOpcode(forRequest: opcode) != nil)
+                ? [refuse(opcode, 0, ATTErrorCode.requestNotSupported)] : []
+        }
+    }
+
+    // MARK: discovery
+
+    private mutating func findInformation(_ start: UInt16, _ end: UInt16) -> [UInt8] {
+        guard start != 0, start <= end else { return refuse(ATTPDU.Opcode.findInformationRequest, start, ATTErrorCode.invalidHandle) }
+        let found = database.attributes(in: start, end)
+        guard let first = found.first else { return refuse(ATTPDU.Opcode.findInformationRequest, start, ATTErrorCode.attributeNotFound) }
+        // One response holds one format: all 16-bit UUIDs or all 128-bit, like the first.
+        let short = first.type.shortValue != nil
+        let entrySize = short ? 4 : 18
+        var entries: [ATTHandleUUID] = []
+        for attribute in found {
+            guard (attribute.type.shortValue != nil) == short, 2 + (entries.count + 1) * entrySize <= Int(mtu) else { break }
+            entries.append(ATTHandleUUID(handle: attribute.handle, uuid: attribute.type))
+        }
+        return ATTPDU.findInformationResponse(entries).encoded
+    }
+
+    private mutating func findByTypeValue<B: ATTServerBehaviour>(_ start: UInt16, _ end: UInt16, _ type: BluetoothUUID,
+                                                                _ value: [UInt8], _ behaviour: inout B) -> [UInt8] {
+        let opcode = ATTPDU.Opcode.findByTypeValueRequest
+        guard start != 0, start <= end else { return refuse(opcode, start, ATTErrorCode.invalidHandle) }
+        var ranges: [ATTHandleRange] = []
+        for attribute in database.attributes(in: start, end) where attribute.type == type {
+            guard 1 + (ranges.count + 1) * 4 <= Int(mtu) else { break }
+            guard case .success(let current) = self.value(of: attribute, &behaviour), current == value else { continue }
+            ranges.append(ATTHandleRange(start: attribute.handle, end: attribute.groupEnd ?? attribute.handle))
+        }
+        guard !ranges.isEmpty else { return refuse(opcode, start, ATTErrorCode.attributeNotFound) }
+        return ATTPDU.findByTypeValueResponse(ranges).encoded
+    }
+
+    private mutating func readByType<B: ATTServerBehaviour>(_ start: UInt16, _ end: UInt16, _ type: BluetoothUUID,
+                                                           _ behaviour: inout B) -> [UInt8] {
+        let opcode = ATTPDU.Opcode.readByTypeRequest
+        guard start != 0, start <= end else { return refuse(opcode, start, ATTErrorCode.invalidHandle) }
+        let limit = min(Int(mtu) - 4, 253)
+        var entries: [ATTHandleValue] = []
+        matching: for attribute in database.attributes(in: start, end) where attribute.type == type {
+            guard attribute.permissions.contains(.read) else {
+                if entries.isEmpty { return refuse(opcode, attribute.handle, ATTErrorCode.readNotPermitted) }
+                break
+            }
+            let value: [UInt8]
+            switch self.value(of: attribute, &behaviour) {
+            case .success(let read): value = Array(read.prefix(limit))
+            case .failure(let refusal):
+                if entries.isEmpty { return refuse(opcode, attribute.handle, refusal.code) }
+                break matching
+            }
+            // Every entry of one response has the same length, and the response fits the MTU.
+            if let first = entries.first, first.value.count != value.count { break }
+            guard 2 + (entries.count + 1) * (value.count + 2) <= Int(mtu) else { break }
+            entries.append(ATTHandleValue(handle: attribute.handle, value: value))
+        }
+        guard !entries.isEmpty else { return refuse(opcode, start, ATTErrorCode.attributeNotFound) }
+        return ATTPDU.readByTypeResponse(entries).encoded
+    }
+
+    private mutating func readByGroupType(_ start: UInt16, _ end: UInt16, _ type: BluetoothUUID) -> [UInt8] {
+        let opcode = ATTPDU.Opcode.readByGroupTypeRequest
+        guard start != 0, start <= end else { return refuse(opcode, start, ATTErrorCode.invalidHandle) }
+        guard type == Attribute.primaryService || type == Attribute.secondaryService else { return refuse(opcode, start, 0x10) }
+        var entries: [ATTGroupValue] = []
+        for attribute in database.attributes(in: start, end) where attribute.type == type {
+            guard case .fixed(let uuid) = attribute.value else { continue }
+            if let first = entries.first, first.value.count != uuid.count { break }
+            guard 2 + (entries.count + 1) * (uuid.count + 4) <= Int(mtu) else { break }
+            entries.append(ATTGroupValue(handle: attribute.handle, endGroup: attribute.groupEnd ?? attribute.handle, value: uuid))
+        }
+        guard !entries.isEmpty else { return refuse(opcode, start, ATTErrorCode.attributeNotFound) }
+        return ATTPDU.readByGroupTypeResponse(entries).encoded
+    }
+
+    // MARK: values
+
+    private mutating func read<B: ATTServerBehaviour>(_ handle: UInt16, offset: Int?, _ behaviour: inout B) -> [UInt8] {
+        let opcode = offset == nil ? ATTPDU.Opcode.readRequest : ATTPDU.Opcode.readBlobRequest
+        guard let attribute = database.attribute(handle) else { return refuse(opcode, handle, ATTErrorCode.invalidHandle) }
+        guard attribute.permissions.contains(.read) else { return refuse(opcode, handle, ATTErrorCode.readNotPermitted) }
+        let value: [UInt8]
+        switch self.value(of: attribute, &behaviour) {
+        case .success(let read): value = read
+        case .failure(let refusal): return refuse(opcode, handle, refusal.code)
+        }
+        let room = Int(mtu) - 1
+        guard let offset else { return ATTPDU.readResponse(Array(value.prefix(room))).encoded }
+        guard offset <= value.count else { return refuse(opcode, handle, 0x07) } // Invalid Offset
+        return ATTPDU.readBlobResponse(Array(value[offset...].prefix(room))).encoded
+    }
+
+    private mutating func write<B: ATTServerBehaviour>(_ handle: UInt16, _ value: [UInt8], _ behaviour: inout B) -> [UInt8] {
+        let opcode = ATTPDU.Opcode.writeRequest
+        guard let attribute = database.attribute(handle) else { return refuse(opcode, handle, ATTErrorCode.invalidHandle) }
+        guard attribute.permissions.contains(.write) else { return refuse(opcode, handle, ATTErrorCode.writeNotPermitted) }
+        guard value.count <= 512 else { return refuse(opcode, handle, 0x0D) }
+        if case .clientConfiguration = attribute.value {
+            guard value.count == 2 else { return refuse(opcode, handle, 0x0D) }
+            let configuration = UInt16(value[0]) | UInt16(value[1]) << 8
+            guard let (valueHandle, properties) = database.characteristic(ofClientConfiguration: handle) else {
+                return refuse(opcode, handle, ATTErrorCode.unlikelyError)
+            }
+            var allowed: UInt16 = 0
+            if properties.contains(.notify) { allowed |= 0x0001 }
+            if properties.contains(.indicate) { allowed |= 0x0002 }
+            // Bits the characteristic does not support: "Client Characteristic Configuration
+            // Descriptor Improperly Configured" (Core Supplement Part B §1.2).
+            guard configuration & ~allowed == 0 else { return refuse(opcode, handle, 0xFD) }
+            configurations[handle] = configuration
+            if configuration & 0x0002 == 0 {
+                waitingIndications.removeAll()
+            }
+            behaviour.clientConfigurationChanged(valueHandle: valueHandle, to: configuration)
+            return ATTPDU.writeResponse.encoded
+        }
+        if let refusal = behaviour.write(value, to: handle, withResponse: true) { return refuse(opcode, handle, refusal.code) }
+        return ATTPDU.writeResponse.encoded
+    }
+
+    private func value<B: ATTServerBehaviour>(of attribute: Attribute, _ behaviour: inout B) -> Result<[UInt8], ATTRefusal> {
+        switch attribute.value {
+        case .fixed(let bytes): .success(bytes)
+        case .dynamic: behaviour.read(attribute.handle)
+        case .clientConfiguration: .success(LE.u16(configurations[attribute.handle] ?? 0))
+        }
+    }
+
+    private mutating func refuse(_ opcode: UInt8, _ handle: UInt16, _ code: UInt8) -> [UInt8] {
+        if code == ATTErrorCode.invalidPDU || code == ATTErrorCode.requestNotSupported { refusedRequests += 1 }
+        return ATTPDU.errorResponse(requestOpcode: opcode, handle: handle, code: code).encoded
+    }
+}

@@ -1,0 +1,154 @@
+import HAL
+import Transports
+
+/// One attribute of a GATT server (Core Vol 3 Part F §3.2): handle, type, value and who may do what.
+public struct Attribute: Hashable, Sendable {
+    public enum Value: Hashable, Sendable {
+        /// Declarations and values that never change.
+        case fixed([UInt8])
+        /// Asked of the peripheral's behaviour at each read (and handed to it at each write).
+        case dynamic
+        /// A Client Characteristic Configuration descriptor: the ATT server keeps it per link.
+        case clientConfiguration
+    }
+
+    public struct Permissions: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let read = Self(rawValue: 1 << 0)
+        /// Write Request (with response).
+        public static let write = Self(rawValue: 1 << 1)
+        /// Write Command (without response).
+        public static let writeCommand = Self(rawValue: 1 << 2)
+    }
+
+    public var handle: UInt16
+    public var type: BluetoothUUID
+    public var value: Value
+    public var permissions: Permissions
+    /// For a service declaration: the last handle of its group.
+    public var groupEnd: UInt16?
+
+    public static let primaryService = BluetoothUUID(0x2800)
+    public static let secondaryService = BluetoothUUID(0x2801)
+    public static let characteristicDeclaration = BluetoothUUID(0x2803)
+    public static let clientConfigurationType = BluetoothUUID(0x2902)
+}
+
+/// A characteristic as a profile describes it, for `AttributeDatabase.Builder`.
+public struct CharacteristicDefinition: Sendable {
+    public var uuid: BluetoothUUID
+    public var properties: CharacteristicProperties
+    /// nil: the value is dynamic (asked of the peripheral's behaviour).
+    public var fixedValue: [UInt8]?
+    /// Readable even though the properties do not say so (the core specification lets a server
+    /// decide); false by default, so a characteristic without `read` answers Read Not Permitted.
+    public var extraPermissions: Attribute.Permissions
+
+    public init(_ uuid: BluetoothUUID, _ properties: CharacteristicProperties, value: [UInt8]? = nil,
+                extraPermissions: Attribute.Permissions = []) {
+        self.uuid = uuid
+        self.properties = properties
+        fixedValue = value
+        self.extraPermissions = extraPermissions
+    }
+}
+
+/// The attributes of a GATT server in handle order, as a profile lays them out: each service's
+/// declaration, then per characteristic its declaration, value and (for notify or indicate) a
+/// CCCD. Handles are given out from 1 up; the database is fixed once built (no Service Changed
+/// is ever needed).
+public struct AttributeDatabase: Hashable, Sendable {
+    public private(set) var attributes: [Attribute] = []
+
+    public init() {}
+
+    public var lastHandle: UInt16 { attributes.last?.handle ?? 0 }
+
+    public func attribute(_ handle: UInt16) -> Attribute? {
+        // Handles are 1…n without gaps, so the index is the handle less one.
+        guard handle >= 1, Int(handle) <= attributes.count else { return nil }
+        return attributes[Int(handle) - 1]
+    }
+
+    /// Attributes whose handle lies in `start...end` (empty for an inverted range).
+    public func attributes(in start: UInt16, _ end: UInt16) -> ArraySlice<Attribute> {
+        guard start >= 1, start <= end, Int(start) <= attributes.count else { return [] }
+        let upper = min(Int(end), attributes.count)
+        return attributes[(Int(start) - 1)..<upper]
+    }
+
+    /// The value handle of the first characteristic with `uuid`.
+    public func valueHandle(of uuid: BluetoothUUID) -> UInt16? {
+        attributes.first { $0.type == uuid && $0.handle > 1 && attributes[Int($0.handle) - 2].type == Attribute.characteristicDeclaration }?
+            .handle
+    }
+
+    /// The CCCD belonging to a characteristic value, if it has one.
+    public func clientConfigurationHandle(forValue handle: UInt16) -> UInt16? {
+        for attribute in attributes(in: handle &+ 1, lastHandle) {
+            if attribute.type == Attribute.characteristicDeclaration || attribute.groupEnd != nil { return nil }
+            if attribute.type == Attribute.clientConfigurationType { return attribute.handle }
+        }
+        return nil
+    }
+
+    /// The characteristic value a CCCD configures, with its properties.
+    public func characteristic(ofClientConfiguration handle: UInt16) -> (valueHandle: UInt16, properties: CharacteristicProperties)? {
+        var index = Int(handle) - 2
+        while index >= 0 {
+            let attribute = attributes[index]
+            if attribute.type == Attribute.characteristicDeclaration, case .fixed(let declaration) = attribute.value,
+               declaration.count >= 3 {
+                return (UInt16(declaration[1]) | UInt16(declaration[2]) << 8, CharacteristicProperties(rawValue: declaration[0]))
+            }
+            if attribute.groupEnd != nil { return nil }
+            index -= 1
+        }
+        return nil
+    }
+
+    /// Lays out services in the order added.
+    public struct Builder: Sendable {
+        private var database = AttributeDatabase()
+
+        public init() {}
+
+        public mutating func service(_ uuid: BluetoothUUID, _ characteristics: [CharacteristicDefinition]) {
+            let start = UInt16(database.attributes.count + 1)
+            database.attributes.append(Attribute(handle: start, type: Attribute.primaryService, value: .fixed(uuid.littleEndianBytes),
+                                                 permissions: .read, groupEnd: start))
+            for characteristic in characteristics {
+                let declaration = UInt16(database.attributes.count + 1)
+                let valueHandle = declaration + 1
+                let declared: [UInt8] = [characteristic.properties.rawValue] + LE.u16(valueHandle) + characteristic.uuid.littleEndianBytes
+                database.attributes.append(Attribute(handle: declaration, type: Attribute.characteristicDeclaration,
+                                                     value: .fixed(declared), permissions: .read))
+                var permissions = characteristic.extraPermissions
+                if characteristic.properties.contains(.read) { permissions.insert(.read) }
+                if characteristic.properties.contains(.write) { permissions.insert(.write) }
+                if characteristic.properties.contains(.writeWithoutResponse) { permissions.insert(.writeCommand) }
+                database.attributes.append(Attribute(handle: valueHandle, type: characteristic.uuid,
+                                                     value: characteristic.fixedValue.map { .fixed($0) } ?? .dynamic,
+                                                     permissions: permissions))
+                if !characteristic.properties.isDisjoint(with: [.notify, .indicate]) {
+                    database.attributes.append(Attribute(handle: valueHandle + 1, type: Attribute.clientConfigurationType,
+                                                         value: .clientConfiguration, permissions: [.read, .write]))
+                }
+            }
+            database.attributes[Int(start) - 1].groupEnd = UInt16(database.attributes.count)
+        }
+
+        /// Generic Access (Device Name, Appearance) and Generic Attribute (Service Changed), which
+        /// every GATT server has (Core Vol 3 Part C §12, Part G §7).
+        public mutating func standardServices(deviceName: String, appearance: UInt16) {
+            service(BluetoothUUID(0x1800), [
+                CharacteristicDefinition(BluetoothUUID(0x2A00), .read, value: Array(deviceName.utf8.prefix(248))),
+                CharacteristicDefinition(BluetoothUUID(0x2A01), .read, value: LE.u16(appearance)),
+            ])
+            service(BluetoothUUID(0x1801), [CharacteristicDefinition(BluetoothUUID(0x2A05), .indicate, value: LE.u16(0x0001) + LE.u16(0xFFFF))])
+        }
+
+        public func build() -> AttributeDatabase { database }
+    }
+}

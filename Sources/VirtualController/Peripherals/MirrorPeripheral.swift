@@ -1,0 +1,196 @@
+import HAL
+import Transports
+
+/// The simulated bench's body-scan mirror as a GATT server (mirror-gatt-v1.md): its attributes
+/// and write checks are here, its behaviour is `MirrorSimulation`'s (the same one `FakeMirror`
+/// carries for the flow tests), its notifications are the simulation's outputs.
+public struct MirrorPeripheral: VirtualPeripheral {
+    public let address: BLEAddress
+    public let advertising: VirtualAdvertising
+    public private(set) var connected = false
+
+    private var server: ATTServer
+    private var behaviour: Behaviour
+    /// A silenced mirror keeps its link and answers requests but sends nothing by itself.
+    private var silent = false
+
+    /// The value handles of the profile's characteristics.
+    public struct Handles: Hashable, Sendable {
+        public var deviceInfo, initialize, scanToken, scanState, scale, alignment, control, result: UInt16
+    }
+
+    public let handles: Handles
+
+    /// `extendedAdvertising`: one extended advertisement with everything, instead of ADV_IND
+    /// with a scan response (the profile's two forms; only extended scanners see the first).
+    public init(script: MirrorScript = MirrorScript(), extendedAdvertising: Bool = false,
+                interval: Duration = .milliseconds(100), firstAdvertisement: Duration = .milliseconds(150)) {
+        address = script.address
+        advertising = VirtualAdvertising(form: VirtualAdvertising.form(for: script.advertisement, extended: extendedAdvertising),
+                                         interval: interval, firstEvent: firstAdvertisement, rssi: script.rssi)
+        let database = Self.database(name: script.name)
+        server = ATTServer(database: database, preferredMTU: 247)
+        func handle(_ id: UInt8) -> UInt16 { database.valueHandle(of: MirrorGATT.uuid(id)) ?? 0 }
+        handles = Handles(deviceInfo: handle(0x02), initialize: handle(0x03), scanToken: handle(0x04), scanState: handle(0x05),
+                          scale: handle(0x06), alignment: handle(0x07), control: handle(0x08), result: handle(0x09))
+        behaviour = Behaviour(simulation: MirrorSimulation(script: script), handles: handles)
+    }
+
+    /// The simulation, for tests that check what the mirror went through.
+    public var simulation: MirrorSimulation { behaviour.simulation }
+    public var database: AttributeDatabase { server.database }
+
+    static func database(name: String) -> AttributeDatabase {
+        var builder = AttributeDatabase.Builder()
+        builder.standardServices(deviceName: name, appearance: 0x0000)
+        builder.service(MirrorGATT.service, [
+            CharacteristicDefinition(MirrorGATT.uuid(0x02), .read),
+            CharacteristicDefinition(MirrorGATT.uuid(0x03), .write),
+            CharacteristicDefinition(MirrorGATT.uuid(0x04), .write),
+            CharacteristicDefinition(MirrorGATT.uuid(0x05), [.read, .notify]),
+            CharacteristicDefinition(MirrorGATT.uuid(0x06), [.read, .notify]),
+            CharacteristicDefinition(MirrorGATT.uuid(0x07), [.read, .notify]),
+            CharacteristicDefinition(MirrorGATT.uuid(0x08), .write),
+            CharacteristicDefinition(MirrorGATT.uuid(0x09), .read),
+        ])
+        return builder.build()
+    }
+
+    // MARK: VirtualPeripheral
+
+    /// "A mirror advertises only while no central is connected to it."
+    public var isAdvertising: Bool { !connected }
+
+    public mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
+        connected = true
+        silent = false
+        server.reset()
+        return notifications(behaviour.simulation.connect(at: now))
+    }
+
+    public mutating func linkDown(reason: UInt8, at now: Duration) {
+        connected = false
+        server.reset()
+        behaviour.simulation.disconnected()
+    }
+
+    public var nextDeadline: Duration? { connected ? behaviour.simulation.nextDeadline : nil }
+
+    public mutating func advance(to now: Duration) -> [PeripheralAction] {
+        guard connected else { return [] }
+        return notifications(behaviour.simulation.advance(to: now))
+    }
+
+    public mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
+        switch PeripheralChannels.route(frame) {
+        case .att(let pdu):
+            behaviour.now = now
+            let answers = server.receive(pdu, behaviour: &behaviour).map(PeripheralChannels.att)
+            let said = behaviour.outputs
+            behaviour.outputs = []
+            return answers + notifications(said)
+        case .reply(let frame):
+            return [.send(frame)]
+        case .parameterUpdateAnswered, .nothing:
+            return []
+        }
+    }
+
+    /// The simulation's outputs as the air carries them: notifications to a subscribed client.
+    private mutating func notifications(_ outputs: [MirrorSimulation.Output]) -> [PeripheralAction] {
+        var actions: [PeripheralAction] = []
+        for output in outputs {
+            let pdu: [UInt8]?
+            switch output {
+            case .scanState(let status): pdu = silent ? nil : server.notification(valueHandle: handles.scanState, value: MirrorProfileValues.scanState(status))
+            case .scale(let status): pdu = silent ? nil : server.notification(valueHandle: handles.scale, value: MirrorProfileValues.scale(status))
+            case .alignment(let alignment):
+                pdu = silent ? nil : server.notification(valueHandle: handles.alignment, value: MirrorProfileValues.alignment(alignment))
+            case .silenced:
+                silent = true
+                pdu = nil
+            case .dropLink(let reason):
+                actions.append(.disconnect(reason: Self.hciReason(reason)))
+                pdu = nil
+            }
+            if let pdu { actions.append(PeripheralChannels.att(pdu)) }
+        }
+        return actions
+    }
+
+    static func hciReason(_ reason: DisconnectReason) -> UInt8 {
+        switch reason {
+        case .remoteUserTerminated: 0x13
+        case .supervisionTimeout, .transportLost: 0x08
+        case .localHostTerminated: 0x16
+        case .hciError(let code): code
+        }
+    }
+
+    // MARK: the attributes' behaviour
+
+    /// What stands behind the dynamic attributes: reads of the simulation's state, and the
+    /// profile's checks on each write before the simulation sees the command.
+    struct Behaviour: ATTServerBehaviour {
+        var simulation: MirrorSimulation
+        let handles: Handles
+        var now = Duration.zero
+        var outputs: [MirrorSimulation.Output] = []
+
+        mutating func read(_ handle: UInt16) -> Result<[UInt8], ATTRefusal> {
+            switch handle {
+            case handles.deviceInfo: return .success(MirrorProfileValues.deviceInfo(simulation.script.info))
+            case handles.scanState: return .success(MirrorProfileValues.scanState(simulation.scanStatus))
+            case handles.scale: return .success(MirrorProfileValues.scale(simulation.scale))
+            case handles.alignment: return .success(MirrorProfileValues.alignment(simulation.alignment))
+            case handles.result:
+                do { return .success(MirrorProfileValues.result(try simulation.result())) } catch { return .failure(.readNotPermitted) }
+            default: return .failure(.readNotPermitted)
+            }
+        }
+
+        mutating func write(_ value: [UInt8], to handle: UInt16, withResponse: Bool) -> ATTRefusal? {
+            // A Write Command to a characteristic that only takes Write Requests is ignored (the
+            // server never gets here for those); none of the profile's take commands.
+            guard withResponse else { return nil }
+            let command: MirrorCommand
+            switch handle {
+            case handles.initialize:
+                guard value.count == 4 else { return .invalidLength }
+                guard value[0] == 0x01, let units = MeasurementSystem(rawValue: value[3]) else { return .valueNotAllowed }
+                command = .initialize(heightMillimetres: UInt16(value[1]) | UInt16(value[2]) << 8, units: units)
+            case handles.scanToken:
+                guard value.count == 16 else { return .invalidLength }
+                command = .scanToken(value)
+            case handles.control:
+                guard value.count == 1 else { return .invalidLength }
+                switch value[0] {
+                case 0x01: command = .confirmAlignment
+                case 0x02: command = .startScan
+                case 0x03: command = .abort
+                case 0x04: command = .reset
+                default: return .valueNotAllowed
+                }
+            default:
+                return ATTRefusal(ATTErrorCode.writeNotPermitted)
+            }
+            let (refusal, said) = simulation.handle(command, at: now)
+            outputs += said
+            guard let refusal else { return nil }
+            return Self.attRefusal(refusal)
+        }
+
+        mutating func clientConfigurationChanged(valueHandle: UInt16, to value: UInt16) {}
+
+        /// The profile's codes for the simulation's refusals.
+        static func attRefusal(_ error: ScaleError) -> ATTRefusal {
+            guard case .refused(_, let refusal) = error else { return .unlikely }
+            switch refusal {
+            case .notAligned: return ATTRefusal(0x80)
+            case .notInitialized: return ATTRefusal(0x81)
+            case .notReady: return ATTRefusal(0x82)
+            case .attError(let code): return ATTRefusal(code)
+            }
+        }
+    }
+}

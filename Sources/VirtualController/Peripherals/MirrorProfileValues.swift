@@ -1,0 +1,42 @@
+import HAL
+
+/// The mirror's side of mirror-gatt-v1.md's byte layouts (little-endian, weights in 0.005 kg).
+/// Written from the specification, not from the driver's parser, so the two meet as two
+/// implementations of one text would.
+enum MirrorProfileValues {
+    static func deviceInfo(_ info: MirrorInfo) -> [UInt8] {
+        [info.protocolVersion, info.firmwareMajor, info.firmwareMinor, info.firmwarePatch, info.batteryPercent ?? 0xFF]
+    }
+
+    /// State, progress (0 outside scanning and processing), error code (0 outside error).
+    static func scanState(_ status: MirrorScanStatus) -> [UInt8] {
+        let progress = status.state == .scanning || status.state == .processing ? status.progress : 0
+        return [status.state.rawValue, progress, status.state == .error ? status.error?.code ?? 0xFF : 0]
+    }
+
+    /// Flags (bit 0 present, 1 occupied, 2 stable, 3 level), weight.
+    static func scale(_ status: ScaleStatus) -> [UInt8] {
+        var flags: UInt8 = 0
+        if status.present { flags |= 0x01 }
+        if status.occupied { flags |= 0x02 }
+        if status.stable { flags |= 0x04 }
+        if status.level { flags |= 0x08 }
+        return [flags] + LE.u16(weightUnits(status.kilograms))
+    }
+
+    /// Angle (signed degrees), distance (cm), flags (bit 0 aligned).
+    static func alignment(_ alignment: Alignment) -> [UInt8] {
+        [UInt8(bitPattern: alignment.angleDegrees), alignment.distanceCm, alignment.aligned ? 0x01 : 0x00]
+    }
+
+    /// Scan id, weight, body fat (0.1 %), point count.
+    static func result(_ result: ScanResult) -> [UInt8] {
+        let fat = UInt16(clamping: Int((result.bodyFatPercent * 10).rounded()))
+        return LE.u32(result.scanID) + LE.u16(weightUnits(result.kilograms)) + LE.u16(fat) + LE.u32(result.pointCount)
+    }
+
+    static func weightUnits(_ kilograms: Double) -> UInt16 {
+        guard kilograms.isFinite, kilograms > 0 else { return 0 }
+        return UInt16(clamping: Int((kilograms / 0.005).rounded()))
+    }
+}

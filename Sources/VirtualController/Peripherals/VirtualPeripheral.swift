@@ -1,0 +1,122 @@
+import HAL
+import Transports
+
+/// A device on the virtual radio: what it advertises, and how it behaves once a central connects.
+///
+/// Peripherals are values the controller owns and feeds (sans-IO): it tells them when the link
+/// comes up or goes down, hands them each L2CAP frame the central sends, and asks them to run
+/// whatever they scheduled once time reaches `nextDeadline`. They answer with `PeripheralAction`s.
+/// Times are durations on the controller's `Timebase`, so a manual clock drives them exactly.
+public protocol VirtualPeripheral: Sendable {
+    var address: BLEAddress { get }
+    /// How and how often it advertises, and with what.
+    var advertising: VirtualAdvertising { get }
+    /// Whether it advertises now (most stop while a central is connected).
+    var isAdvertising: Bool { get }
+
+    /// A central connected.
+    mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction]
+    /// One whole L2CAP frame from the central.
+    mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction]
+    /// Something happened to the link the peripheral takes part in (new parameters, a refusal).
+    mutating func linkChanged(_ change: VirtualLinkChange, at now: Duration) -> [PeripheralAction]
+    /// The link ended, with the reason the peripheral's own controller would report.
+    mutating func linkDown(reason: UInt8, at now: Duration)
+
+    /// When it next wants `advance(to:)`, if ever.
+    var nextDeadline: Duration? { get }
+    mutating func advance(to now: Duration) -> [PeripheralAction]
+
+    /// For peripherals that stream: up to `room` frames to send now. The controller asks when the
+    /// host has read enough that more can go, which is how a fast peripheral is held back by a slow
+    /// host (the air's own flow control), instead of filling memory.
+    mutating func framesToSend(room: Int, at now: Duration) -> [L2CAPFrame]
+}
+
+extension VirtualPeripheral {
+    public mutating func linkChanged(_ change: VirtualLinkChange, at now: Duration) -> [PeripheralAction] { [] }
+    public mutating func framesToSend(room: Int, at now: Duration) -> [L2CAPFrame] { [] }
+}
+
+/// What a peripheral asks of its side of the radio.
+public enum PeripheralAction: Hashable, Sendable {
+    /// An L2CAP frame to the central.
+    case send(L2CAPFrame)
+    /// End the link now with this reason (0x13 remote user terminated, 0x08 for a link that is
+    /// to look lost to supervision, 0x15 power off…): the central's controller reports it at once.
+    case disconnect(reason: UInt8)
+    /// Go quiet on the radio: the central's controller notices only when the link's supervision
+    /// timeout has passed, and then reports 0x08 Connection Timeout.
+    case vanish
+    /// The link layer's Connection Parameters Request procedure (intervals in 1.25 ms units,
+    /// timeout in 10 ms units): the central's host is asked through the LE Remote Connection
+    /// Parameter Request event.
+    case requestParameters(minInterval: UInt16, maxInterval: UInt16, latency: UInt16, timeout: UInt16)
+}
+
+/// The link as the peripheral sees it when it comes up.
+public struct VirtualLinkParameters: Hashable, Sendable {
+    public var central: BLEAddress
+    /// 1.25 ms units.
+    public var interval: UInt16
+    public var latency: UInt16
+    /// 10 ms units.
+    public var supervisionTimeout: UInt16
+
+    public init(central: BLEAddress, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
+        self.central = central
+        self.interval = interval
+        self.latency = latency
+        self.supervisionTimeout = supervisionTimeout
+    }
+}
+
+public enum VirtualLinkChange: Hashable, Sendable {
+    case parametersUpdated(interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
+    /// The central's host refused a parameter request, with its reason (usually 0x3B).
+    case parameterRequestRefused(reason: UInt8)
+}
+
+/// How a peripheral advertises. Advertising events happen at `firstEvent + k × interval` on the
+/// controller's timeline, whether or not anyone listens (as on a real radio).
+public struct VirtualAdvertising: Hashable, Sendable {
+    public enum Form: Hashable, Sendable {
+        /// ADV_IND with up to 31 bytes, answering scan requests with a SCAN_RSP of up to 31.
+        /// Legacy and extended scanners both see it.
+        case legacy(advertisingData: [UInt8], scanResponse: [UInt8])
+        /// One connectable, non-scannable extended advertisement (ADV_EXT_IND + AUX_ADV_IND) of
+        /// up to 1650 bytes. Only a host using the extended scanning commands sees it.
+        case extended(data: [UInt8])
+    }
+
+    public var form: Form
+    public var interval: Duration
+    public var firstEvent: Duration
+    public var rssi: Int8
+    public var txPower: Int8
+
+    public init(form: Form, interval: Duration = .milliseconds(100), firstEvent: Duration = .zero, rssi: Int8 = -50,
+                txPower: Int8 = 0) {
+        self.form = form
+        self.interval = max(interval, .milliseconds(20))
+        self.firstEvent = firstEvent
+        self.rssi = rssi
+        self.txPower = txPower
+    }
+
+    /// The profile's two forms for one advertisement (mirror-gatt-v1.md): everything in one
+    /// extended advertisement, or, for legacy, flags and service UUIDs in ADV_IND and the rest
+    /// (manufacturer data, service data, name) in the scan response.
+    public static func form(for advertisement: Advertisement, extended: Bool) -> Form {
+        if extended { return .extended(data: AdvertisingData.encode(advertisement)) }
+        var primary = Advertisement(flags: advertisement.flags, serviceUUIDs: advertisement.serviceUUIDs)
+        primary.nameIsComplete = advertisement.nameIsComplete
+        var secondary = advertisement
+        secondary.flags = nil
+        secondary.serviceUUIDs = []
+        let whole = AdvertisingData.encode(advertisement)
+        // What fits in 31 bytes goes out whole; a scan response is only for what does not.
+        if whole.count <= 31 { return .legacy(advertisingData: whole, scanResponse: []) }
+        return .legacy(advertisingData: AdvertisingData.encode(primary), scanResponse: AdvertisingData.encode(secondary))
+    }
+}
