@@ -114,7 +114,7 @@ struct ImportSoak {
                 let (result, derivations) = await Self.decrypt(container, password: password, clock: clock, box: &decryptBox)
                 if derivations != 0 { outcome = "derivation left running" } else {
                     switch result {
-                    case .decrypted(let bytes): outcome = bytes == plaintext ? "decrypted" : "decrypted wrong bytes"
+                    case .decrypted(let bytes): outcome = bytes == SecretBytes(copying: plaintext) ? "decrypted" : "decrypted wrong bytes"; bytes.wipe()
                     case .damaged: outcome = "decryptDamaged"
                     case .unsupported: outcome = "unsupported"
                     case .cancelled: outcome = "wrongPassword"

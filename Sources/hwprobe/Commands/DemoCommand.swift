@@ -100,12 +100,13 @@ struct DemoCommand: Sendable {
             await presenter.finish()
             throw ImportCommand.cancelled("cancelled")
         }
-        guard case .decrypted(let opened) = outcome, opened == plaintext else {
+        guard case .decrypted(let opened) = outcome, opened == SecretBytes(copying: plaintext) else {
             presenter.note("Decryption ended: \(outcome)")
             await presenter.finish()
             return 1
         }
         presenter.note("Decrypted \(opened.count) bytes; they match what was exported.\nDemo complete.")
+        opened.wipe()
         await presenter.finish()
         return 0
     }
