@@ -146,6 +146,34 @@ import Testing
         #expect(throws: BTSnoopError.self) { try BTSnoopReader.read(path: "/nonexistent-\(UUID().uuidString)") }
     }
 
+    /// A file is sized before it is read: a huge one is refused without loading it (the old
+    /// reader read this sparse 300 MiB file whole, 57 s here, then called it a truncated record),
+    /// and a FIFO or a device is refused for what it is (the old one said "unreadable").
+    @Test func aCaptureFileIsSizedBeforeItIsRead() throws {
+        let huge = Self.temporaryPath()
+        defer { unlink(huge) }
+        let fd = open(huge, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        try #require(fd >= 0)
+        var header = BTSnoopFormat.magic
+        header.snoopAppend(UInt32(1))
+        header.snoopAppend(UInt32(1002))
+        _ = header.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        try #require(ftruncate(fd, off_t(300 << 20)) == 0)
+        close(fd)
+        #expect(throws: BTSnoopError.cannotRead(path: huge, reason: "\(300 << 20) bytes is more than the 256 MiB a capture may have")) {
+            try BTSnoopReader.read(path: huge)
+        }
+
+        let fifo = Self.temporaryPath()
+        defer { unlink(fifo) }
+        try #require(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, "/dev/zero"] {
+            #expect(throws: BTSnoopError.cannotRead(path: path, reason: "not a regular file: give the path of a btsnoop capture")) {
+                try BTSnoopReader.read(path: path)
+            }
+        }
+    }
+
     /// Wireshark's own reader is the real judge of the format; it is optional on this machine.
     @Test func tsharkReadsTheFileIfInstalled() throws {
         let which = Process()
