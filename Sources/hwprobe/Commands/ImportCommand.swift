@@ -65,8 +65,8 @@ struct ImportCommand: Sendable {
                                       interactive: !unattended, terminal: terminal, person: person,
                                       clock: uri.isSimulated ? bench.clock : ContinuousClock())
         // One way to cancel for the whole command: whichever phase runs is cancelled.
-        let cancelPhase = Locked<@Sendable () -> Void>({})
-        let interrupt = SignalHandling.shared.onInterrupt { cancelPhase.withLock { $0 }() }
+        let cancelPhase = PhaseCanceller()
+        let interrupt = SignalHandling.shared.onInterrupt { cancelPhase.interrupt() }
         defer { interrupt.end() }
         presenter.start()
 
@@ -96,7 +96,7 @@ struct ImportCommand: Sendable {
         let decrypt = BackupDecryptFlow(container: container, timeEstimate: estimate,
                                         slowDerivationLimit: allowSlow ? nil : DerivationTimeEstimate.slowLimit, clock: clock, motion: motion)
         let refusedTooOften = Locked(false)
-        cancelPhase.withLock { $0 = { decrypt.dismiss() } }
+        cancelPhase.begin { decrypt.dismiss() }
         presenter.setControls(.init(
             choose: { id in
                 switch id {
@@ -127,7 +127,7 @@ struct ImportCommand: Sendable {
         }
         let opened = await decrypt.run()
         await decrypting.value
-        cancelPhase.withLock { $0 = {} }
+        cancelPhase.end()
         await presenter.finish()
         switch opened {
         case .decrypted(let plaintext):
@@ -164,11 +164,11 @@ struct ImportCommand: Sendable {
     /// person carries on with it or another camera, the codes so far kept.
     private func scanCodes(from uri: DeviceURI, clock: any Clock<Duration>, motion: MotionSettings, unattended: Bool,
                            idleLimit: Duration?, presenter: FlowPresenter,
-                           cancelPhase: Locked<@Sendable () -> Void>) async throws(CLIFailure) -> ScanEnd {
+                           cancelPhase: PhaseCanceller) async throws(CLIFailure) -> ScanEnd {
         let source = try await codeSource(for: uri, clock: clock)
         let importer = BackupImportFlow(codes: source, clock: clock, motion: motion, unattended: unattended, idleLimit: idleLimit)
         let cameraChoice = AsyncStream.makeStream(of: String?.self)
-        cancelPhase.withLock { $0 = { importer.cancel(); cameraChoice.continuation.yield(nil) } }
+        cancelPhase.begin { importer.cancel(); cameraChoice.continuation.yield(nil) }
         presenter.setControls(.init(choose: { id in
             if id == BackupImportFlow.startOverActionID { importer.startOver() } else { cameraChoice.continuation.yield(id) }
         }))
@@ -207,7 +207,7 @@ struct ImportCommand: Sendable {
         // also ends its outputs).
         importer.cancel()
         await drawing.value
-        cancelPhase.withLock { $0 = {} }
+        cancelPhase.end()
         switch scanned {
         case .completed(let bytes, let id, let count):
             return (bytes, id, count)
