@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from pathlib import Path
 
@@ -54,6 +55,12 @@ def wait_until(predicate, timeout: float, what: str):
 def backup(tmp_path: Path, password: str, plaintext: bytes, name: str = "backup.y4m", **parameters) -> str:
     path = vb1video.backup_video(tmp_path / name, plaintext, password, **parameters)
     return f"file:{path}?pace=max"
+
+
+def secret_pair() -> tuple[str, bytes]:
+    """A fresh password and a plaintext, random enough that finding either anywhere means it
+    came from this run."""
+    return "pw-" + secrets.token_hex(12), b'{"items":[{"secret":"' + secrets.token_hex(24).encode() + b'"}]}'
 
 
 def password_file(tmp_path: Path, password: str) -> Path:

@@ -4,18 +4,21 @@ bounded before they are paid."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import secrets
 import signal
+import struct
 import subprocess
+import termios
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from hostile import STRACE, backup, leftovers, memory_contains, needs_root, needs_strace, password_file, wait_until
+from hostile import STRACE, backup, leftovers, memory_contains, needs_root, needs_strace, password_file, secret_pair, wait_until
 from terminal import assert_sane_modes, base_environment, hwprobe_binary
 
 
@@ -24,8 +27,7 @@ from terminal import assert_sane_modes, base_environment, hwprobe_binary
 @needs_strace
 @needs_root
 def test_no_copy_of_the_password_or_the_plaintext_is_left_at_exit(tmp_path):
-    password = "pw-" + secrets.token_hex(12)
-    plaintext = b'{"items":[{"secret":"' + secrets.token_hex(24).encode() + b'"}]}'
+    password, plaintext = secret_pair()
     camera = backup(tmp_path, password, plaintext)
     out = tmp_path / "vault.json"
     log = tmp_path / "strace.log"
@@ -60,6 +62,11 @@ def test_a_refused_password_leaves_no_copy_in_memory(run, tmp_path):
 
 
 @needs_root
+def unread_bytes(pipe) -> int:
+    """Bytes written into a pipe that its reader has not taken yet (FIONREAD)."""
+    return struct.unpack("i", fcntl.ioctl(pipe.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
 def test_core_dumps_are_off_while_secrets_are_in_memory():
     # As nobody, so that "not dumpable" shows: /proc/PID files then belong to root.
     with tempfile.TemporaryDirectory(prefix="hwprobe-nobody-") as directory:
@@ -72,9 +79,9 @@ def test_core_dumps_are_off_while_secrets_are_in_memory():
             process.stdin.write(b"a password\n")
             process.stdin.flush()
             pid = process.pid
-            # Past the password file, scanning (a camera that shows nothing): the password is in memory.
-            wait_until(lambda: os.readlink(f"/proc/{pid}/exe") == os.path.realpath(hwprobe_binary())
-                       and int(Path(f"/proc/{pid}/status").read_text().split("Threads:")[1].split()[0]) > 2, 20, "hwprobe to be scanning")
+            # Past the password file (the pipe drained: hwprobe has read the password, so it is in
+            # memory), then scanning a camera that shows nothing.
+            wait_until(lambda: unread_bytes(process.stdin) == 0, 20, "hwprobe to read the password")
             assert process.poll() is None, f"hwprobe ended with {process.returncode}"
             limits = Path(f"/proc/{pid}/limits").read_text()
             owner = os.stat(f"/proc/{pid}/environ").st_uid
@@ -87,8 +94,7 @@ def test_core_dumps_are_off_while_secrets_are_in_memory():
 
 
 def test_no_secret_in_json_verbose_output_or_the_terminal(run, tmp_path):
-    password = "pw-" + secrets.token_hex(12)
-    plaintext = b'{"items":[{"secret":"' + secrets.token_hex(24).encode() + b'"}]}'
+    password, plaintext = secret_pair()
     needles = [password.encode(), plaintext[8:40]]
     camera = backup(tmp_path, password, plaintext)
     outputs = []
@@ -115,8 +121,7 @@ def test_no_secret_in_json_verbose_output_or_the_terminal(run, tmp_path):
 
 @needs_strace
 def test_no_secret_in_crash_output(tmp_path):
-    password = "pw-" + secrets.token_hex(12)
-    plaintext = b'{"items":[{"secret":"' + secrets.token_hex(24).encode() + b'"}]}'
+    password, plaintext = secret_pair()
     camera = backup(tmp_path, password, plaintext)
     out_dir = tmp_path / "out"
     out_dir.mkdir()
