@@ -366,30 +366,30 @@ def pty_run(run: Run, args: list[str], drive, plaintext: bytes, before=None) -> 
     return run.check(code, before, plaintext)
 
 
-def pty_ok(m, run, rng):
-    def drive(t):
-        t.wait_for("Enter Backup Password", timeout=30)
-        t.type(m.password).press("enter")
-    return pty_run(run, ["--camera", m.quick], drive, m.plaintext)
+def pty_typed(first_attempt):
+    """At the prompt: `first_attempt` (what goes wrong first, if anything), then the right password."""
+    def fault(m, run, rng):
+        def drive(t):
+            t.wait_for("Enter Backup Password", timeout=30)
+            first_attempt(m, t)
+            t.type(m.password).press("enter")
+        return pty_run(run, ["--camera", m.quick], drive, m.plaintext)
+    return fault
 
 
-def pty_empty_then_right(m, run, rng):
-    def drive(t):
-        t.wait_for("Enter Backup Password", timeout=30)
-        t.press("enter")
-        t.wait_for("Type the backup's password, then press Return.", timeout=10)
-        t.type(m.password).press("enter")
-    return pty_run(run, ["--camera", m.quick], drive, m.plaintext)
+def straight_away(m, t):
+    pass
 
 
-def pty_wrong_then_right(m, run, rng):
-    def drive(t):
-        t.wait_for("Enter Backup Password", timeout=30)
-        t.type("not " + m.password).press("enter")
-        t.wait_for("Incorrect password", timeout=30)
-        t.wait_for(lambda t: "type the password" in t.hints(), timeout=10)
-        t.type(m.password).press("enter")
-    return pty_run(run, ["--camera", m.quick], drive, m.plaintext)
+def enter_on_the_empty_field(m, t):
+    t.press("enter")
+    t.wait_for("Type the backup's password, then press Return.", timeout=10)
+
+
+def a_wrong_password(m, t):
+    t.type("not " + m.password).press("enter")
+    t.wait_for("Incorrect password", timeout=30)
+    t.wait_for(lambda t: "type the password" in t.hints(), timeout=10)
 
 
 def pty_cancel_mid_derivation(m, run, rng):
@@ -510,9 +510,9 @@ FAULTS = [
           needs="strace"),
     Fault("SIGKILL while writing (slow fsync)", file_signal_while_writing(signal.SIGKILL), {OK, SIGKILL_EXIT}, {"absent", "complete"},
           needs="strace"),
-    Fault("pty: right password", pty_ok, {OK}, {"complete"}, control=True),
-    Fault("pty: empty password, then right", pty_empty_then_right, {OK}, {"complete"}),
-    Fault("pty: wrong password, then right", pty_wrong_then_right, {OK}, {"complete"}),
+    Fault("pty: right password", pty_typed(straight_away), {OK}, {"complete"}, control=True),
+    Fault("pty: empty password, then right", pty_typed(enter_on_the_empty_field), {OK}, {"complete"}),
+    Fault("pty: wrong password, then right", pty_typed(a_wrong_password), {OK}, {"complete"}),
     Fault("pty: cancel mid-derivation", pty_cancel_mid_derivation, {CANCELLED, SIGTERM_EXIT}, {"absent"}),
     Fault("pty: hostile KDF asked, declined", pty_hostile_kdf, {CANCELLED}, {"absent"}),
     Fault("pty: damaged set", pty_damaged_set, {OK, CANCELLED}, {"absent", "complete"}),

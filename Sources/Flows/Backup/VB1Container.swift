@@ -145,12 +145,13 @@ public struct VB1Container: Hashable, Sendable {
         return try open(key: key)
     }
 
+    /// The same for a password given as a string (tests, and exporters checking their own work).
     public func open(
         password: String, deriver: any KeyDeriver = ScryptKeyDeriver()
     ) throws(VB1ContainerError) -> SecretBytes {
-        var key = try deriveKey(password: password, deriver: deriver)
-        defer { key.overwriteWithZeros() }
-        return try open(key: key)
+        let secret = SecretBytes(copying: password.utf8)
+        defer { secret.wipe() }
+        return try open(password: secret, deriver: deriver)
     }
 
     /// Parses and opens container bytes with a password in one call.
