@@ -351,6 +351,45 @@ def file_signal_while_writing(sig: int):
     return fault
 
 
+def without_o_tmpfile(run: Run) -> list[str]:
+    """strace in front of hwprobe, refusing O_TMPFILE in the output directory (EOPNOTSUPP, as a
+    file system without it answers), so the 0600 O_EXCL named temporary is used. -P keeps the
+    injection to calls on that directory; strace counts them per thread, and each use of the
+    directory (the check before the camera opens, the write) is three of them: the directory,
+    O_TMPFILE, the named file. So every third from the second on is an O_TMPFILE open, whichever
+    thread makes both uses."""
+    return [STRACE, "-f", "-qq", "-o", str(run.scratch / "strace.log"), "-P", str(run.directory), "-e", "trace=openat",
+            "-e", "inject=openat:error=EOPNOTSUPP:when=2+3"]
+
+
+def fallback_ok(m, run, rng):
+    result = subprocess.run(without_o_tmpfile(run) + [hwprobe_binary(), "import", "--camera", m.quick, "--password-file",
+                                                      str(m.password_file), "--out", str(run.out)],
+                            capture_output=True, env=base_environment(), cwd=run.cwd, timeout=60)
+    checked = run.check(result.returncode, None, m.plaintext)
+    if ".hwprobe-tmp\"" not in (run.scratch / "strace.log").read_text():
+        checked.note = "the named temporary was not used: the fault did not strike"
+    return checked
+
+
+def fallback_signal(sig: int):
+    def fault(m, run, rng):
+        process = subprocess.Popen(without_o_tmpfile(run) + [hwprobe_binary(), "import", "--camera", m.paced, "--password-file",
+                                                             str(m.password_file), "--out", str(run.out)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=base_environment(), cwd=run.cwd)
+        time.sleep(rng.uniform(0, m.paced_seconds * 1.1))  # the random moment of the fault
+        # To hwprobe itself, not to strace: its children are hwprobe's threads' process.
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        try:
+            os.kill(int(children[0]) if children else process.pid, sig)
+        except (ProcessLookupError, OSError):
+            pass
+        process.communicate(timeout=60)
+        code = process.returncode if process.returncode >= 0 else 128 - process.returncode
+        return run.check(code, None, m.plaintext)
+    return fault
+
+
 # -- at the terminal --------------------------------------------------------------------------
 
 def pty_run(run: Run, args: list[str], drive, plaintext: bytes, before=None) -> Result:
@@ -510,6 +549,9 @@ FAULTS = [
           needs="strace"),
     Fault("SIGKILL while writing (slow fsync)", file_signal_while_writing(signal.SIGKILL), {OK, SIGKILL_EXIT}, {"absent", "complete"},
           needs="strace"),
+    Fault("no O_TMPFILE: named-temp fallback", fallback_ok, {OK}, {"complete"}, needs="strace"),
+    Fault("no O_TMPFILE: SIGTERM at a random moment", fallback_signal(signal.SIGTERM), {OK, SIGTERM_EXIT}, {"absent", "complete"},
+          needs="strace"),
     Fault("pty: right password", pty_typed(straight_away), {OK}, {"complete"}, control=True),
     Fault("pty: empty password, then right", pty_typed(enter_on_the_empty_field), {OK}, {"complete"}),
     Fault("pty: wrong password, then right", pty_typed(a_wrong_password), {OK}, {"complete"}),
@@ -590,6 +632,8 @@ def main() -> int:
             if not ok:
                 bad.append(f"run {number} {fault.label}: {outcome} {extra}")
             os.chdir(root)
+            if options.keep:
+                continue
             # Cleared as the run goes, except a mount's contents (the next run there reuses it).
             if directory is None:
                 subprocess.run(["rm", "-rf", str(run.scratch)])
