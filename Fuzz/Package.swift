@@ -24,7 +24,7 @@ let package = Package(
     dependencies: [.package(path: "..")],
     targets: [
         .target(name: "CFuzzerDriver", path: "Sources/CFuzzerDriver"),
-        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver"], path: "Sources/FuzzSupport"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver", hal], path: "Sources/FuzzSupport"),
         // Bluetooth: from the controller's byte stream up to GATT.
         fuzzTarget("h4", [transports]),
         fuzzTarget("hci-event", [transports]),
@@ -45,6 +45,12 @@ let package = Package(
         fuzzTarget("vb1-container", [product("Flows")]),
         // Cameras: .y4m files, and what a V4L2 device answers.
         fuzzTarget("y4m", [product("Capture")]),
+        // What the decoders see: CodeRegions' hint and the zxing-then-zbar arrangement on
+        // arbitrary frames.
+        fuzzTarget("code-regions", [product("Capture")]),
+        fuzzTarget("qr-decode", [product("Capture")]),
+        // btsnoop captures read back (tests and tooling).
+        fuzzTarget("btsnoop", [transports]),
         fuzzTarget("v4l2", [product("Capture")]),
     ]
 )

@@ -9,6 +9,11 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <stdio.h>
 #include <linux/videodev2.h>
 #include <linux/input.h>
 #include <linux/hidraw.h>
@@ -346,3 +351,124 @@ static int set_action(int signo, void (*handler)(int)) {
 int hal_signal_default(int signo) { return set_action(signo, SIG_DFL); }
 
 int hal_signal_ignore(int signo) { return set_action(signo, SIG_IGN); }
+
+// ---- Private files ------------------------------------------------------------------------------
+const uint32_t HAL_FILE_REGULAR = 1, HAL_FILE_DIRECTORY = 2, HAL_FILE_SYMLINK = 3, HAL_FILE_CHARACTER_DEVICE = 4,
+               HAL_FILE_BLOCK_DEVICE = 5, HAL_FILE_FIFO = 6, HAL_FILE_SOCKET = 7, HAL_FILE_OTHER = 8;
+
+static void describe(const struct stat *st, hal_file_info *out) {
+    switch (st->st_mode & S_IFMT) {
+    case S_IFREG: out->type = HAL_FILE_REGULAR; break;
+    case S_IFDIR: out->type = HAL_FILE_DIRECTORY; break;
+    case S_IFLNK: out->type = HAL_FILE_SYMLINK; break;
+    case S_IFCHR: out->type = HAL_FILE_CHARACTER_DEVICE; break;
+    case S_IFBLK: out->type = HAL_FILE_BLOCK_DEVICE; break;
+    case S_IFIFO: out->type = HAL_FILE_FIFO; break;
+    case S_IFSOCK: out->type = HAL_FILE_SOCKET; break;
+    default: out->type = HAL_FILE_OTHER; break;
+    }
+    out->device = st->st_dev;
+    out->inode = st->st_ino;
+    out->mode = st->st_mode & 07777;
+    out->size = st->st_size;
+}
+
+int hal_lstat(const char *path, hal_file_info *out) {
+    struct stat st;
+    if (lstat(path, &st) < 0) return -errno;
+    describe(&st, out);
+    return 0;
+}
+
+int hal_fstatat_nofollow(int dirfd, const char *name, hal_file_info *out) {
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return -errno;
+    describe(&st, out);
+    return 0;
+}
+
+int hal_fstat(int fd, hal_file_info *out) {
+    struct stat st;
+    if (fstat(fd, &st) < 0) return -errno;
+    describe(&st, out);
+    return 0;
+}
+
+int hal_open_directory(const char *path) { return result(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)); }
+
+/// The umask may take bits away from the mode given to open(2); fchmod makes it exactly 0600.
+static int private_mode(int fd) {
+    if (fd < 0) return -errno;
+    if (fchmod(fd, 0600) < 0) {
+        int saved = errno;
+        close(fd);
+        return -saved;
+    }
+    return fd;
+}
+
+int hal_open_unnamed(int dirfd) {
+    int fd;
+    do { fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600); } while (fd < 0 && errno == EINTR);
+    return private_mode(fd);
+}
+
+int hal_create_exclusive(int dirfd, const char *name) {
+    int fd;
+    do { fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600); } while (fd < 0 && errno == EINTR);
+    return private_mode(fd);
+}
+
+int hal_link_unnamed(int fd, int dirfd, const char *name) {
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    if (linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) == 0) return 0;
+    if (errno != ENOENT) return -errno;
+    // No /proc (or the directory is gone): AT_EMPTY_PATH, which needs CAP_DAC_READ_SEARCH.
+    if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0) return 0;
+    return errno == EPERM ? -ENOENT : -errno;
+}
+
+const unsigned int HAL_RENAME_NOREPLACE = RENAME_NOREPLACE, HAL_RENAME_EXCHANGE = RENAME_EXCHANGE;
+
+int hal_renameat2(int olddirfd, const char *oldname, int newdirfd, const char *newname, unsigned int flags) {
+    return result((int)syscall(SYS_renameat2, olddirfd, oldname, newdirfd, newname, flags));
+}
+
+int hal_renameat(int olddirfd, const char *oldname, int newdirfd, const char *newname) {
+    return result(renameat(olddirfd, oldname, newdirfd, newname));
+}
+
+int hal_linkat(int olddirfd, const char *oldname, int newdirfd, const char *newname) {
+    return result(linkat(olddirfd, oldname, newdirfd, newname, 0));
+}
+
+int hal_unlinkat(int dirfd, const char *name) { return result(unlinkat(dirfd, name, 0)); }
+
+int hal_fsync(int fd) {
+    int rc;
+    do { rc = fsync(fd); } while (rc < 0 && errno == EINTR);
+    return result(rc);
+}
+
+long hal_write_all(int fd, const void *bytes, size_t count) {
+    size_t done = 0;
+    while (done < count) {
+        ssize_t n = write(fd, (const char *)bytes + done, count - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        if (n == 0) return -EIO;
+        done += (size_t)n;
+    }
+    return (long)done;
+}
+
+// ---- Process ------------------------------------------------------------------------------------
+int hal_disable_core_dumps(void) {
+    struct rlimit none = { 0, 0 };
+    if (setrlimit(RLIMIT_CORE, &none) < 0) return -errno;
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) return -errno;
+    return 0;
+}

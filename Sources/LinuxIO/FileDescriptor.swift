@@ -56,6 +56,17 @@ public struct FileDescriptor: Hashable, Sendable {
         }
     }
 
+    /// For a regular file, the bytes between the read position and the end; nil for anything
+    /// else (a pipe, a FIFO, a device), where only reading tells. Readers of sizes that came from
+    /// outside check a declared size against this before allocating for it.
+    public func bytesLeftInFile() -> Int? {
+        var info = hal_file_info()
+        guard hal_fstat(rawValue, &info) == 0, info.type == HAL_FILE_REGULAR else { return nil }
+        let position = Glibc.lseek(rawValue, 0, SEEK_CUR)
+        guard position >= 0 else { return nil }
+        return max(0, Int(info.size) - Int(position))
+    }
+
     public struct PollEvents: OptionSet, Sendable {
         public let rawValue: Int16
         public init(rawValue: Int16) { self.rawValue = rawValue }

@@ -54,6 +54,9 @@ struct HWProbe: Sendable {
     }
 
     private func dispatch(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
+        // A capture may carry personal data: the same rules as --out, checked before any
+        // controller opens (an existing file is never overwritten, a symlink never followed).
+        if let snoop = invocation.value("--btsnoop") { try OutputTarget.check(snoop, replacing: false, option: "--btsnoop") }
         // -v: every controller a command opens reports through the same log.
         let log = invocation.has("--verbose") ? HostEventLog(console: console, registry: registry) : nil
         let transports = TransportFactory(bench: bench, registry: registry, log: log)

@@ -185,4 +185,71 @@ import Testing
         let error = #expect(throws: CameraError.self) { try reader.nextFrame() }
         #expect(error?.badFileMessage.contains("frame 2 does not start with 'FRAME'") == true)
     }
+
+    /// 45 bytes that claim a 16384×16384 picture (issue 15): the reader used to allocate the
+    /// whole 256 MiB plane (the process grew to 283 MiB) before finding the file too short. Now
+    /// that size is over the pixel limit, refused at the header; and a claim under the limit
+    /// (6000×6000, 34 MiB) is checked against what the file still holds before any allocation.
+    @Test func aHugeFrameClaimInATinyFileAllocatesNothing() throws {
+        let dir = try TemporaryDirectory()
+        let before = Self.peakResidentKiB()
+        let huge = try dir.write(Array("YUV4MPEG2 W16384 H16384 F25:1 Cmono\nFRAME\n".utf8) + [1, 2, 3], to: "huge.y4m")
+        #expect(try FileManager.default.attributesOfItem(atPath: huge)[.size] as? Int == 45)
+        let refused = #expect(throws: CameraError.self) {
+            let reader = try Y4MReader(path: huge)
+            _ = try reader.nextFrame()
+        }
+        #expect(refused?.badFileMessage.contains("pixels") == true, "\(refused?.badFileMessage ?? "no error")")
+        let claim = try dir.write(Array("YUV4MPEG2 W6000 H6000 F25:1 Cmono\nFRAME\n".utf8) + [1, 2, 3], to: "claim.y4m")
+        let reader = try Y4MReader(path: claim)
+        let error = #expect(throws: CameraError.self) { try reader.nextFrame() }
+        let grown = Self.peakResidentKiB() - before
+        #expect(error?.badFileMessage.contains("frame 1 is truncated: expected 36000000 bytes of picture (6000x6000 Cmono), the file ends after 3") == true,
+                "\(error?.badFileMessage ?? "no error")")
+        #expect(grown < 16 * 1024, "the peak resident size grew by \(grown / 1024) MiB reading 45-byte files")
+    }
+
+    /// A picture larger than any camera makes is refused even when the file is that large
+    /// (a sparse file costs nothing to make): 16384×16384 C444 is 768 MiB a frame. Refused at
+    /// the header, before any frame (the old reader returned a 256 MiB frame, its peak 2.8 GB).
+    @Test func aFrameLargerThanThePixelLimitIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write(Array("YUV4MPEG2 W16384 H16384 F25:1 C444\nFRAME\n".utf8), to: "sparse.y4m")
+        #expect(truncate(path, 16384 * 16384 * 3 + 100) == 0)
+        let before = Self.peakResidentKiB()
+        var frames = 0
+        let error = #expect(throws: CameraError.self) {
+            let reader = try Y4MReader(path: path)
+            while try reader.nextFrame() != nil { frames += 1 } // never a frame's description: it would be 256 MiB of text
+        }
+        #expect(frames == 0)
+        #expect((Self.peakResidentKiB() - before) < 32 * 1024)
+        #expect(error?.badFileMessage.contains("268435456 pixels, more than the 40000000") == true, "\(error?.badFileMessage ?? "no error")")
+    }
+
+    /// From a pipe nothing says how much is left: the plane grows only as bytes arrive.
+    @Test func aHugeFrameClaimFromAPipeCostsOnlyWhatArrives() throws {
+        let dir = try TemporaryDirectory()
+        let fifo = dir.url.appendingPathComponent("claim.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Thread {
+            let fd = open(fifo, O_WRONLY)
+            let bytes = Array("YUV4MPEG2 W6000 H6000 F25:1 Cmono\nFRAME\n".utf8) + [UInt8](repeating: 7, count: 1000)
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        writer.start()
+        let reader = try Y4MReader(path: fifo)
+        let before = Self.peakResidentKiB()
+        let error = #expect(throws: CameraError.self) { try reader.nextFrame() }
+        #expect((Self.peakResidentKiB() - before) < 8 * 1024, "36 MB claimed, 1000 bytes sent")
+        #expect(error?.badFileMessage.contains("frame 1 is truncated: expected 36000000 bytes") == true)
+        #expect(error?.badFileMessage.contains("the file ends after 1000") == true)
+    }
+
+    static func peakResidentKiB() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss
+    }
 }

@@ -25,7 +25,7 @@ struct BackupDecryptFlowTests {
         let flow = BackupDecryptFlow(container: container, clock: clock, motion: .reduced)
         flow.submit(password: VB1Vector.password)
         let outcome = await flow.run()
-        #expect(outcome == .decrypted(VB1Vector.plaintext))
+        #expect(outcome == .decrypted(SecretBytes(copying: VB1Vector.plaintext)))
         if case .decrypted(let plaintext) = outcome { #expect(plaintext.count == 113) }
 
         let outputs = await Kit.all(flow.outputs)
@@ -65,7 +65,7 @@ struct BackupDecryptFlowTests {
         let run = Task { await flow.run() }
         await clock.waitForSleepers(1)  // the open lock's moment on screen
         clock.advance(by: .milliseconds(600))
-        #expect(await run.value == .decrypted(VB1Vector.plaintext))
+        #expect(await run.value == .decrypted(SecretBytes(copying: VB1Vector.plaintext)))
         #expect(deriver.callCount == 2)
         let rest = await Kit.remaining(&outputs)
         #expect(Kit.screens(rest).last?.icon == "lock.open.fill")
@@ -192,7 +192,7 @@ struct BackupDecryptFlowTests {
         #expect(await starts.next() == 2)
         #expect(flow.runningDerivations == 1)
         deriver.release()
-        #expect(await flow.run() == .decrypted(VB1Vector.plaintext))
+        #expect(await flow.run() == .decrypted(SecretBytes(copying: VB1Vector.plaintext)))
         #expect(deriver.callCount == 2, "only the latest retry ran")
         #expect(deriver.mostConcurrentCalls == 1)
 
@@ -205,7 +205,7 @@ struct BackupDecryptFlowTests {
         let clock = ManualClock()
         let flow = BackupDecryptFlow(container: VB1Vector.container, clock: clock, motion: .reduced)
         flow.submit(password: VB1Vector.password)
-        #expect(await flow.run() == .decrypted(VB1Vector.plaintext))
+        #expect(await flow.run() == .decrypted(SecretBytes(copying: VB1Vector.plaintext)))
         #expect(clock.now.offset == .zero)
         #expect(clock.sleeperCount == 0)
         let last = Kit.screens(await Kit.all(flow.outputs)).last
@@ -228,7 +228,7 @@ struct BackupDecryptFlowTests {
         clock.advance(by: .milliseconds(599))
         #expect(clock.sleeperCount == 1, "still showing the open lock")
         clock.advance(by: .milliseconds(1))
-        #expect(await run.value == .decrypted(VB1Vector.plaintext))
+        #expect(await run.value == .decrypted(SecretBytes(copying: VB1Vector.plaintext)))
     }
 
     @Test func dismissFromIdleEndsAsCancelled() async {

@@ -30,7 +30,7 @@ import Testing
     @Test func aFailingDeriverGivesNoEstimate() {
         struct Broken: KeyDeriver {
             struct Failure: Error {}
-            func deriveKey(password: [UInt8], salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] { throw Failure() }
+            func deriveKey(password: SecretBytes, salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] { throw Failure() }
         }
         #expect(DerivationTimeEstimate.measure(with: Broken()) == nil)
     }

@@ -116,7 +116,7 @@ final class ImportGatedDeriver: KeyDeriver, @unchecked Sendable {
     /// Lets one blocked (or the next) derivation finish.
     func release() { gate.signal() }
 
-    func deriveKey(password: [UInt8], salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
+    func deriveKey(password: SecretBytes, salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
         let call = counts.withLock { c in
             c.calls += 1
             c.active += 1

@@ -209,12 +209,12 @@ struct VB1ContainerTests {
     @Test func aFailingDeriverIsACryptoFailure() {
         struct Broken: KeyDeriver {
             struct Failure: Error {}
-            func deriveKey(password: [UInt8], salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
+            func deriveKey(password: SecretBytes, salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
                 throw Failure()
             }
         }
         struct Short: KeyDeriver {
-            func deriveKey(password: [UInt8], salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
+            func deriveKey(password: SecretBytes, salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
                 [1, 2, 3]
             }
         }
@@ -230,7 +230,7 @@ struct VB1ContainerTests {
 
     @Test func theDeriverSeesNFCBytesSaltAndParameters() throws {
         struct Recording: KeyDeriver {
-            func deriveKey(password: [UInt8], salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
+            func deriveKey(password: SecretBytes, salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
                 #expect(password == Array("\u{E9}".utf8))
                 #expect(salt == VB1Vector.salt)
                 #expect(parameters == VB1Vector.parameters)

@@ -63,7 +63,7 @@ final class CountingDeriver: KeyDeriver {
 
     var callCount: Int { calls.withLock { $0 } }
 
-    func deriveKey(password: [UInt8], salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
+    func deriveKey(password: SecretBytes, salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
         calls.withLock { $0 += 1 }
         return try real.deriveKey(password: password, salt: salt, parameters: parameters)
     }
@@ -86,4 +86,12 @@ func craftedContainer(logN: UInt8, r: UInt8, p: UInt8, magic: [UInt8] = Array("V
                       version: UInt8 = 1, kdf: UInt8 = 1, tailLength: Int = 16) -> [UInt8] {
     magic + [version, kdf, logN, r, p] + VB1Vector.salt + VB1Vector.nonce
         + [UInt8](repeating: 0xAA, count: 8) + [UInt8](repeating: 0x55, count: tailLength)
+}
+
+extension SecretBytes {
+    /// A copy of the bytes, for a test to compare what came out (production code never copies
+    /// a secret out of its buffer like this).
+    var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    static func == (lhs: SecretBytes, rhs: [UInt8]) -> Bool { lhs.bytes == rhs }
 }

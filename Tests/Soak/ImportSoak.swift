@@ -7,6 +7,12 @@ import MediaSupport
 /// Backup imports from generated videos (qrencode-drawn codes in a Y4M file read by our file
 /// camera and the decoding pipeline), one random fault per run, each checked against the
 /// outcome the import and decrypt flows must reach.
+///
+/// In-process, so it sees the flows' own states, descriptors and threads; what only the real
+/// `hwprobe import` process shows (exit codes, prompts in a terminal, signals, the file on disk,
+/// full and read-only disks, special `--out` targets) is soaked by `scripts/soak-import`
+/// (`Tests/Terminal/soak_import.py`), which drives the built binary in a pty the way the
+/// terminal tests do.
 struct ImportSoak {
     struct Fault {
         var label: String
@@ -114,7 +120,7 @@ struct ImportSoak {
                 let (result, derivations) = await Self.decrypt(container, password: password, clock: clock, box: &decryptBox)
                 if derivations != 0 { outcome = "derivation left running" } else {
                     switch result {
-                    case .decrypted(let bytes): outcome = bytes == plaintext ? "decrypted" : "decrypted wrong bytes"
+                    case .decrypted(let bytes): outcome = bytes == SecretBytes(copying: plaintext) ? "decrypted" : "decrypted wrong bytes"; bytes.wipe()
                     case .damaged: outcome = "decryptDamaged"
                     case .unsupported: outcome = "unsupported"
                     case .cancelled: outcome = "wrongPassword"

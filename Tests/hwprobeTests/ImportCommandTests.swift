@@ -75,10 +75,10 @@ import Testing
     @Test func oneTrailingNewlineIsNotPartOfThePassword() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        #expect(try PasswordFile.read(scratch.write("a", "secret\n")) == "secret")
-        #expect(try PasswordFile.read(scratch.write("b", "secret\n\n")) == "secret\n")
-        #expect(try PasswordFile.read(scratch.write("c", "secret")) == "secret")
-        #expect(try PasswordFile.read(scratch.write("d", "secret\r\n")) == "secret")
+        #expect(try PasswordFile.read(scratch.write("a", "secret\n")).withUnsafeBytes { String(decoding: $0, as: UTF8.self) } == "secret")
+        #expect(try PasswordFile.read(scratch.write("b", "secret\n\n")).withUnsafeBytes { String(decoding: $0, as: UTF8.self) } == "secret\n")
+        #expect(try PasswordFile.read(scratch.write("c", "secret")).withUnsafeBytes { String(decoding: $0, as: UTF8.self) } == "secret")
+        #expect(try PasswordFile.read(scratch.write("d", "secret\r\n")).withUnsafeBytes { String(decoding: $0, as: UTF8.self) } == "secret")
     }
 }
 

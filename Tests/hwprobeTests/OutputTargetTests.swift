@@ -63,6 +63,34 @@ import Testing
     }
 }
 
+/// `--btsnoop FILE` follows the same rules as `--out` (issue 15), checked before any controller
+/// opens: an existing capture is never truncated, a symbolic link never followed.
+@Suite struct BTSnoopTargetTests {
+    func run(_ arguments: [String]) async -> (code: Int32, out: String, err: String) {
+        let captured = CapturedConsole()
+        let cli = HWProbe(console: captured.console, listSources: .empty)
+        let code = await cli.run(arguments)
+        return (code, captured.stdout, captured.stderr)
+    }
+
+    @Test func anExistingCaptureIsRefusedBeforeTheControllerOpens() async throws {
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        let existing = try scratch.write("old.btsnoop", "an earlier capture")
+        // Port 9 (discard) on loopback: nothing listens, so opening would fail with a device error.
+        let result = await run(["list", "--hci", "tcp:127.0.0.1:9", "--btsnoop", existing, "--json"])
+        #expect(result.code == 2, "\(result.out) \(result.err)")
+        #expect(result.err.contains("--btsnoop"), "\(result.err)")
+        #expect(try String(contentsOfFile: existing, encoding: .utf8) == "an earlier capture")
+        let link = scratch.path("link.btsnoop")
+        #expect(symlink(existing, link) == 0)
+        let linked = await run(["gatt", "--hci", "tcp:127.0.0.1:9", "C0:FF:EE:00:4F:2A", "--btsnoop", link])
+        #expect(linked.code == 2, "\(linked.err)")
+        #expect(linked.err.contains("symbolic link"), "\(linked.err)")
+        #expect(try String(contentsOfFile: existing, encoding: .utf8) == "an earlier capture")
+    }
+}
+
 /// The built hwprobe next to the test bundle.
 func hwprobeBinary() -> String {
     let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

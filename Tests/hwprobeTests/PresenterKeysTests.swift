@@ -17,7 +17,7 @@ import Testing
                                       interactive: true)
         presenter.setControls(.init(
             choose: { id in record.chosen.withLock { $0.append(id) } },
-            submitPassword: { bytes in record.passwords.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } },
+            submitPassword: { bytes in record.passwords.withLock { $0.append(bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }) } },
             backLabel: { screen in screen.content == .spinner ? back : nil },
             back: { record.backs.withLock { $0 += 1 } },
             leave: { record.left.withLock { $0 += 1 } }))

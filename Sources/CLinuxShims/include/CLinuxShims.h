@@ -131,4 +131,48 @@ int hal_signal_default(int signo);
 /// Ignores `signo` (SIG_IGN).
 int hal_signal_ignore(int signo);
 
+// ---- Private files (LinuxIO/PrivateFile.swift) --------------------------------------------------
+/// What lstat/fstatat (never following a final symbolic link) says about a directory entry.
+typedef struct {
+    uint32_t type;   // one of HAL_FILE_* below
+    uint64_t device, inode;
+    uint32_t mode;   // permission bits
+    int64_t size;
+} hal_file_info;
+
+extern const uint32_t HAL_FILE_REGULAR, HAL_FILE_DIRECTORY, HAL_FILE_SYMLINK, HAL_FILE_CHARACTER_DEVICE,
+                      HAL_FILE_BLOCK_DEVICE, HAL_FILE_FIFO, HAL_FILE_SOCKET, HAL_FILE_OTHER;
+
+int hal_lstat(const char *path, hal_file_info *out);
+int hal_fstatat_nofollow(int dirfd, const char *name, hal_file_info *out);
+int hal_fstat(int fd, hal_file_info *out);
+/// open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC): a directory to create, link, rename and fsync in.
+int hal_open_directory(const char *path);
+/// An unnamed regular file in `dirfd`'s file system (O_TMPFILE | O_WRONLY | O_CLOEXEC), mode 0600
+/// whatever the umask. -EOPNOTSUPP, -EISDIR or -EINVAL where the file system cannot make one.
+int hal_open_unnamed(int dirfd);
+/// A new file `name` in `dirfd` (O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC), mode 0600
+/// whatever the umask: fails with -EEXIST for anything already there, a symbolic link included.
+int hal_create_exclusive(int dirfd, const char *name);
+/// Gives the unnamed file `fd` the name `name` in `dirfd` (linkat through /proc/self/fd, else
+/// AT_EMPTY_PATH): fails with -EEXIST if anything has that name; never replaces, never follows.
+int hal_link_unnamed(int fd, int dirfd, const char *name);
+/// renameat2(2) (through syscall(2): older C libraries lack the wrapper). -EINVAL or -ENOSYS where
+/// the file system or kernel does not support `flags`.
+int hal_renameat2(int olddirfd, const char *oldname, int newdirfd, const char *newname, unsigned int flags);
+extern const unsigned int HAL_RENAME_NOREPLACE, HAL_RENAME_EXCHANGE;
+int hal_renameat(int olddirfd, const char *oldname, int newdirfd, const char *newname);
+/// link(2) relative to directories, never following a final symbolic link.
+int hal_linkat(int olddirfd, const char *oldname, int newdirfd, const char *newname);
+int hal_unlinkat(int dirfd, const char *name);
+/// fsync(2), retried on EINTR.
+int hal_fsync(int fd);
+/// write(2) of the whole buffer, retried on EINTR and short writes; returns the count or -errno.
+long hal_write_all(int fd, const void *bytes, size_t count);
+
+// ---- Process ------------------------------------------------------------------------------------
+/// prctl(PR_SET_DUMPABLE, 0) and RLIMIT_CORE 0 (soft and hard): no core file and no ptrace by
+/// other users while secrets are in memory.
+int hal_disable_core_dumps(void);
+
 #endif

@@ -42,6 +42,9 @@ public struct Y4MHeader: Sendable, Hashable {
 
     /// Larger pictures are refused as a damaged header rather than allocated.
     public static let maximumDimension = 16_384
+    /// No camera makes more (8K UHD is 33 million): a picture larger than this is a damaged or
+    /// hostile header, refused before a frame of it is allocated. 16384×16384 would be 256 MiB.
+    public static let maximumPixels = 40_000_000
 
     public init(width: Int, height: Int, frameRateNumerator: Int = 30, frameRateDenominator: Int = 1,
                 colorSpace: Y4MColorSpace = .default, interlacing: Character = "p") {
@@ -122,6 +125,9 @@ public struct Y4MHeader: Sendable, Hashable {
         }
         guard let width else { throw .badFile("\(source): header has no width (W tag)") }
         guard let height else { throw .badFile("\(source): header has no height (H tag)") }
+        guard width * height <= Self.maximumPixels else {
+            throw .badFile("\(source): header claims \(width)x\(height) = \(width * height) pixels, more than the \(Self.maximumPixels) a camera file may have (a damaged header?)")
+        }
         self.init(width: width, height: height, frameRateNumerator: rate.0, frameRateDenominator: rate.1,
                   colorSpace: colorSpace, interlacing: interlacing)
     }

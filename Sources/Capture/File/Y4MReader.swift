@@ -78,24 +78,28 @@ public final class Y4MReader {
             }
         }
         let lumaBytes = header.width * header.height
-        var pixels = [UInt8](repeating: 0, count: lumaBytes)
-        let file = file
-        let path = path
-        let read = pixels.withUnsafeMutableBytes { buffer -> Result<Int, CameraError> in
-            do throws(CameraError) { return .success(try file.read(into: buffer, source: path)) } catch { return .failure(error) }
+        // The header's size came from outside: a 45-byte file may claim a 256 MiB picture. What a
+        // regular file still holds is known, so a frame it cannot hold is refused before anything
+        // is allocated; from a pipe the plane grows only as its bytes really arrive.
+        if let left = file.bytesLeft(), left < header.frameBytes {
+            throw truncated(number, after: left)
         }
-        let got = try read.get()
+        let (pixels, got) = try file.readPlane(lumaBytes, source: path)
         var total = got
         if got == lumaBytes {
             total += try file.skip(header.colorSpace.extraPlaneBytes(width: header.width, height: header.height), source: path)
         }
-        guard total == header.frameBytes else {
-            throw .badFile("\(path): frame \(number) is truncated: expected \(header.frameBytes) bytes of picture (\(header.width)x\(header.height) C\(header.colorSpace.rawValue)), the file ends after \(total)")
-        }
+        guard total == header.frameBytes else { throw truncated(number, after: total) }
         let sequence = framesRead
         framesRead += 1
         return GrayFrame(width: header.width, height: header.height, pixels: pixels,
                          timestamp: header.timestamp(ofFrame: sequence), sequence: sequence)
+    }
+}
+
+extension Y4MReader {
+    private func truncated(_ number: UInt64, after bytes: Int) -> CameraError {
+        .badFile("\(path): frame \(number) is truncated: expected \(header.frameBytes) bytes of picture (\(header.width)x\(header.height) C\(header.colorSpace.rawValue)), the file ends after \(bytes)")
     }
 }
 
@@ -184,6 +188,35 @@ final class ChunkedFile {
             done += n
         }
         return done
+    }
+
+    /// Bytes left to read, buffered ones included, when the file is a regular file.
+    func bytesLeft() -> Int? {
+        guard let fd, let unread = fd.bytesLeftInFile() else { return nil }
+        return unread + (end - start)
+    }
+
+    /// Reads up to `count` bytes into a new array, which grows by at most a mebibyte beyond what
+    /// has really been read (so a pipe that stops early costs what it sent, not what was claimed).
+    func readPlane(_ count: Int, source: String) throws(CameraError) -> (bytes: [UInt8], read: Int) {
+        let step = 1 << 20
+        var bytes: [UInt8] = []
+        var done = 0
+        while done < count {
+            let wanted = min(step, count - done)
+            bytes.append(contentsOf: repeatElement(0, count: wanted))
+            let got = try bytes.withUnsafeMutableBytes { raw -> Result<Int, CameraError> in
+                do throws(CameraError) {
+                    return .success(try read(into: UnsafeMutableRawBufferPointer(rebasing: raw[done..<(done + wanted)]), source: source))
+                } catch { return .failure(error) }
+            }.get()
+            done += got
+            if got < wanted {
+                bytes.removeLast(wanted - got)
+                break
+            }
+        }
+        return (bytes, done)
     }
 
     /// Reads past `count` bytes; returns how many there were.

@@ -57,6 +57,19 @@ public enum BackupCrypto {
     public static func scrypt(
         password: [UInt8], salt: [UInt8], logN: Int, r: Int, p: Int, length: Int
     ) throws(BackupCryptoError) -> [UInt8] {
+        let result = withNonNullBytes(password) { bytes -> Result<[UInt8], BackupCryptoError> in
+            do throws(BackupCryptoError) {
+                return .success(try scrypt(password: UnsafeRawBufferPointer(bytes), salt: salt, logN: logN, r: r, p: p, length: length))
+            } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// scrypt over a password the caller keeps where it is (a ``SecretBytes``): OpenSSL copies it
+    /// into its KDF context, and `EVP_KDF_CTX_free` clears that copy.
+    public static func scrypt(
+        password: UnsafeRawBufferPointer, salt: [UInt8], logN: Int, r: Int, p: Int, length: Int
+    ) throws(BackupCryptoError) -> [UInt8] {
         guard (1...63).contains(logN), r >= 1, p >= 1, r <= Int(UInt32.max), p <= Int(UInt32.max) else {
             throw .invalidInput("scrypt parameters logN \(logN), r \(r), p \(p) are out of range")
         }
@@ -83,29 +96,36 @@ public enum BackupCrypto {
         var pValue = UInt32(p)
         var maxMemory = needed + margin
         var output = [UInt8](repeating: 0, count: length)
-        let status = withNonNullBytes(password) { passwordBytes in
-            withNonNullBytes(salt) { saltBytes in
-                withUnsafeMutablePointer(to: &nValue) { nPointer in
-                    withUnsafeMutablePointer(to: &rValue) { rPointer in
-                        withUnsafeMutablePointer(to: &pValue) { pPointer in
-                            withUnsafeMutablePointer(to: &maxMemory) { maxMemoryPointer in
-                                var params: [OSSL_PARAM] = [
-                                    OSSL_PARAM_construct_octet_string(
-                                        ParamKey.password, UnsafeMutableRawPointer(mutating: passwordBytes.baseAddress),
-                                        passwordBytes.count),
-                                    OSSL_PARAM_construct_octet_string(
-                                        ParamKey.salt, UnsafeMutableRawPointer(mutating: saltBytes.baseAddress),
-                                        saltBytes.count),
-                                    OSSL_PARAM_construct_uint64(ParamKey.n, nPointer),
-                                    OSSL_PARAM_construct_uint32(ParamKey.r, rPointer),
-                                    OSSL_PARAM_construct_uint32(ParamKey.p, pPointer),
-                                    OSSL_PARAM_construct_uint64(ParamKey.maxMemory, maxMemoryPointer),
-                                    OSSL_PARAM_construct_end(),
-                                ]
-                                return params.withUnsafeMutableBufferPointer { paramBuffer in
-                                    output.withUnsafeMutableBufferPointer { out in
-                                        EVP_KDF_derive(context, out.baseAddress, out.count, paramBuffer.baseAddress)
-                                    }
+        // A non-null pointer even for an empty password (OpenSSL treats NULL differently).
+        guard let passwordBase = password.baseAddress else {
+            let result = withNonNullBytes([]) { zero -> Result<[UInt8], BackupCryptoError> in
+                do throws(BackupCryptoError) {
+                    return .success(try scrypt(password: UnsafeRawBufferPointer(zero), salt: salt, logN: logN, r: r, p: p, length: length))
+                } catch { return .failure(error) }
+            }
+            return try result.get()
+        }
+        let status = withNonNullBytes(salt) { saltBytes in
+            withUnsafeMutablePointer(to: &nValue) { nPointer in
+                withUnsafeMutablePointer(to: &rValue) { rPointer in
+                    withUnsafeMutablePointer(to: &pValue) { pPointer in
+                        withUnsafeMutablePointer(to: &maxMemory) { maxMemoryPointer in
+                            var params: [OSSL_PARAM] = [
+                                OSSL_PARAM_construct_octet_string(
+                                    ParamKey.password, UnsafeMutableRawPointer(mutating: passwordBase),
+                                    password.count),
+                                OSSL_PARAM_construct_octet_string(
+                                    ParamKey.salt, UnsafeMutableRawPointer(mutating: saltBytes.baseAddress),
+                                    saltBytes.count),
+                                OSSL_PARAM_construct_uint64(ParamKey.n, nPointer),
+                                OSSL_PARAM_construct_uint32(ParamKey.r, rPointer),
+                                OSSL_PARAM_construct_uint32(ParamKey.p, pPointer),
+                                OSSL_PARAM_construct_uint64(ParamKey.maxMemory, maxMemoryPointer),
+                                OSSL_PARAM_construct_end(),
+                            ]
+                            return params.withUnsafeMutableBufferPointer { paramBuffer in
+                                output.withUnsafeMutableBufferPointer { out in
+                                    EVP_KDF_derive(context, out.baseAddress, out.count, paramBuffer.baseAddress)
                                 }
                             }
                         }
@@ -192,7 +212,7 @@ public enum BackupCrypto {
     ///   ciphertext, tag, nonce or AAD changed); no plaintext is released in that case.
     public static func aes256GCMOpen(
         key: [UInt8], nonce: [UInt8], ciphertext: [UInt8], tag: [UInt8], aad: [UInt8]
-    ) throws(BackupCryptoError) -> [UInt8] {
+    ) throws(BackupCryptoError) -> SecretBytes {
         try checkGCMInputs(key: key, nonce: nonce, text: ciphertext, aad: aad)
         guard tag.count == gcmTagLength else { throw .invalidInput("GCM tag must be \(gcmTagLength) bytes") }
         guard let cipher = EVP_aes_256_gcm() else { throw .unavailable("AES-256-GCM") }
@@ -201,17 +221,20 @@ public enum BackupCrypto {
         }
         defer { EVP_CIPHER_CTX_free(context) }
 
-        var plaintext = [UInt8](repeating: 0, count: ciphertext.count + 32)
         var tagCopy = tag
-        var produced = 0
         var failedStep: String?
         var tagMismatch = false
-        withNonNullBytes(key) { keyBytes in
-            withNonNullBytes(nonce) { nonceBytes in
-                withNonNullBytes(ciphertext) { input in
-                    withNonNullBytes(aad) { aadBytes in
-                        plaintext.withUnsafeMutableBufferPointer { out in
+        // The plaintext is decrypted straight into the secret it is handed over in: no buffer
+        // of it is ever freed unwiped. GCM writes exactly as many bytes as it reads; the block
+        // of slack is what EVP's interface asks room for.
+        let plaintext = SecretBytes(capacity: ciphertext.count + 16) { out -> Int in
+            var produced = 0
+            withNonNullBytes(key) { keyBytes in
+                withNonNullBytes(nonce) { nonceBytes in
+                    withNonNullBytes(ciphertext) { input in
+                        withNonNullBytes(aad) { aadBytes in
                             tagCopy.withUnsafeMutableBufferPointer { tagBytes in
+                                let outBase = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
                                 var written: Int32 = 0
                                 if EVP_DecryptInit_ex(context, cipher, nil, nil, nil) != 1 {
                                     failedStep = "init"; return
@@ -228,7 +251,7 @@ public enum BackupCrypto {
                                     }
                                 }
                                 if input.count > 0 {
-                                    if EVP_DecryptUpdate(context, out.baseAddress, &written, input.baseAddress, Int32(input.count)) != 1 {
+                                    if EVP_DecryptUpdate(context, outBase, &written, input.baseAddress, Int32(input.count)) != 1 {
                                         failedStep = "decrypt"; return
                                     }
                                     produced = Int(written)
@@ -236,7 +259,7 @@ public enum BackupCrypto {
                                 if EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_AEAD_SET_TAG, Int32(tagBytes.count), tagBytes.baseAddress) != 1 {
                                     failedStep = "set tag"; return
                                 }
-                                if EVP_DecryptFinal_ex(context, out.baseAddress.map { $0 + produced }, &written) != 1 {
+                                if EVP_DecryptFinal_ex(context, outBase.map { $0 + produced }, &written) != 1 {
                                     tagMismatch = true; return
                                 }
                                 produced += Int(written)
@@ -245,21 +268,23 @@ public enum BackupCrypto {
                     }
                 }
             }
+            return produced
         }
         if tagMismatch {
-            plaintext.overwriteWithZeros()
+            plaintext.wipe()
             _ = drainErrors()
             throw .authenticationFailed
         }
         if let failedStep {
-            plaintext.overwriteWithZeros()
+            plaintext.wipe()
             throw .operationFailed("AES-GCM open (\(failedStep)): \(drainErrors())")
         }
-        guard produced == ciphertext.count else {
-            plaintext.overwriteWithZeros()
+        guard plaintext.count == ciphertext.count else {
+            let produced = plaintext.count
+            plaintext.wipe()
             throw .operationFailed("AES-GCM open produced \(produced) bytes for \(ciphertext.count)")
         }
-        return Array(plaintext.prefix(produced))
+        return plaintext
     }
 
     // MARK: Randomness and comparison
@@ -367,8 +392,10 @@ public enum BackupCryptoError: Error, Equatable, Sendable, CustomStringConvertib
 }
 
 extension Array where Element == UInt8 {
-    /// Overwrites the bytes with zeros (best effort: copies made earlier are not reached).
+    /// Overwrites the bytes where they are with `OPENSSL_cleanse` (a loop of zeros before the
+    /// array goes is a dead store the optimiser may drop). Only for arrays nothing shares: keys
+    /// and buffers local to one function. Secrets that travel are ``SecretBytes``.
     mutating func overwriteWithZeros() {
-        for index in indices { self[index] = 0 }
+        Secrets.wipe(&self)
     }
 }

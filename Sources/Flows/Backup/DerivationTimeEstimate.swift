@@ -20,7 +20,7 @@ public struct DerivationTimeEstimate: Sendable, Hashable {
         var best: Duration?
         for _ in 0..<3 {
             let start = clock.now
-            guard (try? deriver.deriveKey(password: Array("calibration".utf8), salt: Array(repeating: 0, count: 16),
+            guard (try? deriver.deriveKey(password: SecretBytes(copying: "calibration".utf8), salt: Array(repeating: 0, count: 16),
                                           parameters: calibrationParameters)) != nil else { return nil }
             let elapsed = start.duration(to: clock.now)
             best = min(best ?? elapsed, elapsed)
@@ -42,6 +42,27 @@ public struct DerivationTimeEstimate: Sendable, Hashable {
     /// Expected seconds for these parameters.
     public func seconds(for parameters: ScryptParameters) -> Double {
         secondsPerUnit * parameters.work
+    }
+
+    /// When nothing could be measured: a two-core CI machine's speed (logN 20, r 8, p 16 took
+    /// 37 s there), so the cost of hostile parameters is still known before it is paid.
+    public static let reference = DerivationTimeEstimate(secondsPerUnit: 2.8e-7)
+
+    /// The most a derivation may cost before a person is asked (and an unattended run refuses):
+    /// about what the format's worst parameters cost on a fast machine, and far beyond the
+    /// default export (logN 17, r 8, p 1: about 0.3 s).
+    public static let slowLimit: Duration = .seconds(30)
+
+    /// Whether these parameters cost more than `limit` here.
+    public func isSlow(_ parameters: ScryptParameters, limit: Duration = Self.slowLimit) -> Bool {
+        seconds(for: parameters) > limit.seconds
+    }
+
+    /// "about 37 s" / "about 3 min": the estimate as people read it.
+    public func spokenEstimate(for parameters: ScryptParameters) -> String {
+        let seconds = self.seconds(for: parameters)
+        if seconds < 90 { return "about \(max(1, Int(seconds.rounded()))) s" }
+        return "about \(Int((seconds / 60).rounded())) min"
     }
 
     /// The footer line while decrypting. "Up to" carries a margin over the measurement (large

@@ -5,20 +5,22 @@
 /// The parameters given have already passed `ScryptParameters.unsupportedReason`.
 public protocol KeyDeriver: Sendable {
     /// - Parameters:
-    ///   - password: the NFC-normalised UTF-8 password.
+    ///   - password: the NFC-normalised UTF-8 password. Read it where it is; the caller wipes it.
     ///   - salt: the 16-byte salt from the header.
-    /// - Returns: the 32-byte key.
-    func deriveKey(password: [UInt8], salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8]
+    /// - Returns: the 32-byte key (the caller wipes it).
+    func deriveKey(password: SecretBytes, salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8]
 }
 
 /// The real deriver: scrypt through OpenSSL, 32-byte output.
 public struct ScryptKeyDeriver: KeyDeriver {
     public init() {}
 
-    public func deriveKey(password: [UInt8], salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
-        try BackupCrypto.scrypt(
-            password: password, salt: salt,
-            logN: Int(parameters.logN), r: Int(parameters.r), p: Int(parameters.p),
-            length: VB1Container.keyLength)
+    public func deriveKey(password: SecretBytes, salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
+        try password.withUnsafeBytes { bytes throws(BackupCryptoError) in
+            try BackupCrypto.scrypt(
+                password: bytes, salt: salt,
+                logN: Int(parameters.logN), r: Int(parameters.r), p: Int(parameters.p),
+                length: VB1Container.keyLength)
+        }
     }
 }

@@ -64,22 +64,61 @@ public struct VB1Container: Hashable, Sendable {
         Array(password.precomposedStringWithCanonicalMapping.utf8)
     }
 
-    /// Runs the (slow) key derivation for this container's salt and parameters.
+    /// The typed (or read) password as the format hashes it, NFC then UTF-8, without copying it
+    /// where that can be avoided: valid UTF-8 whose scalars are all below U+0300 (ASCII, Latin-1
+    /// and Latin Extended, typed precomposed: nearly every password) is already NFC, since every
+    /// canonical composition and decomposition involves a scalar at or above U+0300 — those
+    /// bytes are returned as they are, the same object. Anything else goes through Swift's and
+    /// Foundation's normalisation, whose intermediate strings cannot be wiped; the result is a
+    /// new secret the caller wipes.
+    public static func normalizedPassword(_ typed: SecretBytes) -> SecretBytes {
+        let alreadyNFC = typed.withUnsafeBytes { bytes -> Bool in
+            var iterator = bytes.makeIterator()
+            var decoder = UTF8()
+            while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue(let scalar): if scalar.value >= 0x300 { return false }
+                case .emptyInput: return true
+                case .error: return false
+                }
+            }
+        }
+        if alreadyNFC { return typed }
+        return typed.withUnsafeBytes { bytes in
+            var normalized = Array(String(decoding: bytes, as: UTF8.self).precomposedStringWithCanonicalMapping.utf8)
+            defer { normalized.overwriteWithZeros() }
+            return SecretBytes(copying: normalized)
+        }
+    }
+
+    /// Runs the (slow) key derivation for this container's salt and parameters. The password is
+    /// read where it is and left to the caller to wipe.
     ///
     /// - Throws: `.cryptoFailure` when the deriver fails or returns a key of the wrong size.
     public func deriveKey(
-        password: String, deriver: any KeyDeriver = ScryptKeyDeriver()
+        password: SecretBytes, deriver: any KeyDeriver = ScryptKeyDeriver()
     ) throws(VB1ContainerError) -> [UInt8] {
-        var passwordBytes = Self.passwordBytes(password)
-        defer { passwordBytes.overwriteWithZeros() }
-        return try Self.runDeriver(deriver, password: passwordBytes, salt: salt, parameters: parameters)
+        let normalized = Self.normalizedPassword(password)
+        defer { if normalized !== password { normalized.wipe() } }
+        return try Self.runDeriver(deriver, password: normalized, salt: salt, parameters: parameters)
     }
 
-    /// Checks a derived key against the key check (in constant time), then decrypts.
+    /// The same for a password given as a string (tests, and exporters, whose password is
+    /// theirs): a string's bytes cannot be wiped, so the importer never holds one.
+    public func deriveKey(
+        password: String, deriver: any KeyDeriver = ScryptKeyDeriver()
+    ) throws(VB1ContainerError) -> [UInt8] {
+        let secret = SecretBytes(copying: password.utf8)
+        defer { secret.wipe() }
+        return try deriveKey(password: secret, deriver: deriver)
+    }
+
+    /// Checks a derived key against the key check (in constant time), then decrypts into a
+    /// secret: the only copy of the plaintext.
     ///
     /// - Throws: `.incorrectPassword` when the key check differs; `.damaged` when the key check
     ///   matches but the GCM tag does not (the bytes were changed, never a wrong password).
-    public func open(key: [UInt8]) throws(VB1ContainerError) -> [UInt8] {
+    public func open(key: [UInt8]) throws(VB1ContainerError) -> SecretBytes {
         guard key.count == Self.keyLength else {
             throw .cryptoFailure("derived key is \(key.count) bytes, expected \(Self.keyLength)")
         }
@@ -99,17 +138,26 @@ public struct VB1Container: Hashable, Sendable {
 
     /// Derives the key and opens the container: `open(key: deriveKey(password:deriver:))`.
     public func open(
-        password: String, deriver: any KeyDeriver = ScryptKeyDeriver()
-    ) throws(VB1ContainerError) -> [UInt8] {
+        password: SecretBytes, deriver: any KeyDeriver = ScryptKeyDeriver()
+    ) throws(VB1ContainerError) -> SecretBytes {
         var key = try deriveKey(password: password, deriver: deriver)
         defer { key.overwriteWithZeros() }
         return try open(key: key)
     }
 
+    /// The same for a password given as a string (tests, and exporters checking their own work).
+    public func open(
+        password: String, deriver: any KeyDeriver = ScryptKeyDeriver()
+    ) throws(VB1ContainerError) -> SecretBytes {
+        let secret = SecretBytes(copying: password.utf8)
+        defer { secret.wipe() }
+        return try open(password: secret, deriver: deriver)
+    }
+
     /// Parses and opens container bytes with a password in one call.
     public static func open(
         _ bytes: [UInt8], password: String, deriver: any KeyDeriver = ScryptKeyDeriver()
-    ) throws(VB1ContainerError) -> [UInt8] {
+    ) throws(VB1ContainerError) -> SecretBytes {
         try VB1Container(parsing: bytes).open(password: password, deriver: deriver)
     }
 
@@ -142,8 +190,8 @@ public struct VB1Container: Hashable, Sendable {
             throw .unsupportedParameters("nonce must be \(nonceLength) bytes, not \(nonce.count)")
         }
 
-        var passwordBytes = passwordBytes(password)
-        defer { passwordBytes.overwriteWithZeros() }
+        let passwordBytes = SecretBytes(copying: password.precomposedStringWithCanonicalMapping.utf8)
+        defer { passwordBytes.wipe() }
         var key = try runDeriver(deriver, password: passwordBytes, salt: salt, parameters: parameters)
         defer { key.overwriteWithZeros() }
 
@@ -183,7 +231,7 @@ public struct VB1Container: Hashable, Sendable {
     }
 
     private static func runDeriver(
-        _ deriver: any KeyDeriver, password: [UInt8], salt: [UInt8], parameters: ScryptParameters
+        _ deriver: any KeyDeriver, password: SecretBytes, salt: [UInt8], parameters: ScryptParameters
     ) throws(VB1ContainerError) -> [UInt8] {
         let key: [UInt8]
         do {

@@ -93,7 +93,8 @@ enum Stop: Error {
 /// What a wait's handler decides about one input.
 enum Step {
     case keepWaiting
-    /// Progress was made: the wait's warning and deadline start over.
+    /// Real progress was made (never a repeat of what was already known): the wait's warning
+    /// and deadline start over.
     case restartDeadline
     case done
 }
@@ -188,10 +189,15 @@ final class ScanAttempt {
 
         enter(.scanning, BodyScanScreens.scanning(progress: mirror?.progress ?? 0, motion: motion))
         cue(.mediumImpact)
+        // Only real progress buys more time: a mirror repeating (or lowering) its percentage
+        // must not hold the scan open for ever.
+        var furthest = mirror?.progress ?? 0
         try await wait(in: .scanning, deadlines.scanning) { [unowned self] input in
             guard case .event(.scanState(let status)) = input else { return .keepWaiting }
             if status.state == .scanning {
                 show(BodyScanScreens.scanning(progress: status.progress, motion: motion))
+                guard status.progress > furthest else { return .keepWaiting }
+                furthest = status.progress
                 return .restartDeadline
             }
             return .done

@@ -13,6 +13,14 @@ import Synchronization
 /// cancel and retry five times in a row must not mean five tables at once. A submit that arrives
 /// while an abandoned derivation still runs shows the decrypting screen and starts its own
 /// derivation only when the old one has returned.
+///
+/// Secrets: each password arrives as ``SecretBytes`` and is wiped as soon as its derivation has
+/// returned (or when it is dropped unused); the plaintext is handed over in the one buffer it was
+/// decrypted into, so wiping the outcome's bytes wipes every copy there is.
+///
+/// Costs: given a `slowDerivationLimit`, a backup whose parameters would take longer than that
+/// to derive on this machine (by the time estimate) is not derived until the person says so: the
+/// flow opens on a question with Continue and Cancel, before any password is typed.
 public final class BackupDecryptFlow: Sendable {
     /// Screens, cues and announcements in order, buffered without limit. Finishes with the flow.
     public let outputs: AsyncStream<FlowOutput>
@@ -29,6 +37,8 @@ public final class BackupDecryptFlow: Sendable {
     private let state = Mutex(State())
 
     private enum Phase: Sendable, Equatable {
+        /// The backup is slow to open here: waiting for Continue or Cancel.
+        case confirmingCost
         case idle
         case decrypting(attempt: Int)
         /// Opened: the open lock is on screen and `run()` is pausing before it returns.
@@ -42,7 +52,7 @@ public final class BackupDecryptFlow: Sendable {
         /// Derivations whose thread has not returned yet, abandoned or not.
         var running = 0
         /// A submit held back until the abandoned derivation returns.
-        var waiting: (attempt: Int, password: String)?
+        var waiting: (attempt: Int, password: SecretBytes)?
         var outcome: DecryptOutcome?
         var lastScreen: Screen?
         /// Characters in the last attempt, so the refused field still shows what was typed.
@@ -50,7 +60,7 @@ public final class BackupDecryptFlow: Sendable {
     }
 
     private enum Ending: Sendable {
-        case unlocked([UInt8])
+        case unlocked(SecretBytes)
         case ended(DecryptOutcome)
     }
 
@@ -61,11 +71,14 @@ public final class BackupDecryptFlow: Sendable {
     ///   - deriver: the key derivation; tests pass a fake.
     ///   - timeEstimate: this machine's measured derivation speed, so the decrypting line
     ///     promises only what is true; nil gives a line that promises nothing.
+    ///   - slowDerivationLimit: when set, a derivation expected to take longer than this (by
+    ///     `timeEstimate`, or the reference estimate when nothing was measured) is asked about
+    ///     first (``continueActionID`` / ``cancelActionID``).
     ///   - clock: the time source for the short pause on the open lock.
     ///   - motion: the motion preferences in effect.
     public init(container bytes: [UInt8], deriver: any KeyDeriver = ScryptKeyDeriver(),
-                timeEstimate: DerivationTimeEstimate? = nil, clock: some Clock<Duration>,
-                motion: MotionSettings = .standard) {
+                timeEstimate: DerivationTimeEstimate? = nil, slowDerivationLimit: Duration? = nil,
+                clock: some Clock<Duration>, motion: MotionSettings = .standard) {
         (outputs, output) = AsyncStream.makeStream(of: FlowOutput.self, bufferingPolicy: .unbounded)
         (endings, ending) = AsyncStream.makeStream(of: Ending.self, bufferingPolicy: .unbounded)
         self.deriver = deriver
@@ -85,7 +98,17 @@ public final class BackupDecryptFlow: Sendable {
             }
         }
 
+        let estimate = timeEstimate ?? .reference
+        let slow = container.flatMap { container in
+            slowDerivationLimit.flatMap { estimate.isSlow(container.parameters, limit: $0) ? container.parameters : nil }
+        }
         state.withLock { s in
+            if let slow {
+                s.phase = .confirmingCost
+                publish(slowDerivationScreen(for: slow, estimate: estimate), in: &s)
+                output.yield(.event(.slowDerivationAhead(expected: .milliseconds(Int64(estimate.seconds(for: slow) * 1000)))))
+                return
+            }
             guard let refusal else {
                 publish(idleScreen(), in: &s)
                 output.yield(.event(.passwordWanted(attempt: 1)))
@@ -119,12 +142,33 @@ public final class BackupDecryptFlow: Sendable {
         }
     }
 
+    /// Continue on the question about a slow backup: the password field comes, and each attempt
+    /// derives without asking again. Ignored on any other screen.
+    public func confirmSlowDerivation() {
+        state.withLock { s in
+            guard s.phase == .confirmingCost else { return }
+            s.phase = .idle
+            publish(idleScreen(motion: motion.apply(.crossfade)), in: &s)
+            output.yield(.event(.passwordWanted(attempt: 1)))
+        }
+    }
+
+    /// The action ids of the slow-backup question (Cancel ends the flow as `.cancelled`).
+    public static let continueActionID = "continue"
+    public static let cancelActionID = "cancel"
+
     /// Return in the password field. Ignored unless the field accepts input. An empty password
     /// never reaches the key derivation (a stray Return should not start minutes of work): the
     /// field asks again, saying why.
-    public func submit(password: String) {
+    ///
+    /// The flow owns `password` from here: it is wiped once its derivation has returned, or at
+    /// once if it is not used (the field did not accept input, or it was empty).
+    public func submit(password: SecretBytes) {
         state.withLock { s in
-            guard s.phase == .idle, let container else { return }
+            guard s.phase == .idle, let container else {
+                password.wipe()
+                return
+            }
             guard !password.isEmpty else {
                 publish(idleScreen(footer: Footer(Self.emptyPasswordMessage, tone: .warning)), in: &s)
                 output.yield(.event(.passwordEmpty))
@@ -134,14 +178,22 @@ public final class BackupDecryptFlow: Sendable {
             s.attempts += 1
             let attempt = s.attempts
             s.phase = .decrypting(attempt: attempt)
-            s.typedLength = password.count
+            // Characters, as the field showed them: UTF-8 lead bytes, never the bytes themselves.
+            s.typedLength = password.withUnsafeBytes { bytes in bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
             publish(decryptingScreen(for: container), in: &s)
             if s.running == 0 {
                 startDerivation(attempt: attempt, password: password, container: container, in: &s)
             } else {
+                s.waiting?.password.wipe()
                 s.waiting = (attempt, password)
             }
         }
+    }
+
+    /// The same for a password given as a string (tests, the demo's known password): a string
+    /// cannot be wiped, so the CLI hands over bytes instead.
+    public func submit(password: String) {
+        submit(password: SecretBytes(copying: password.utf8))
     }
 
     /// Cancel while decrypting: back to the password field at once. The derivation can't be
@@ -150,6 +202,7 @@ public final class BackupDecryptFlow: Sendable {
         state.withLock { s in
             guard case .decrypting = s.phase else { return }
             s.phase = .idle
+            s.waiting?.password.wipe()
             s.waiting = nil
             publish(idleScreen(motion: motion.apply(.crossfade)), in: &s)
             output.yield(.event(.passwordWanted(attempt: s.attempts + 1)))
@@ -161,8 +214,9 @@ public final class BackupDecryptFlow: Sendable {
     public func dismiss() {
         state.withLock { s in
             switch s.phase {
-            case .idle, .decrypting:
+            case .confirmingCost, .idle, .decrypting:
                 s.phase = .finished
+                s.waiting?.password.wipe()
                 s.waiting = nil
                 ending.yield(.ended(.cancelled))
             case .unlocking, .finished:
@@ -178,34 +232,37 @@ public final class BackupDecryptFlow: Sendable {
 
     // MARK: Deriving
 
-    private func startDerivation(attempt: Int, password: String, container: VB1Container, in s: inout State) {
+    private func startDerivation(attempt: Int, password: SecretBytes, container: VB1Container, in s: inout State) {
         s.running += 1
         let deriver = deriver
         // A thread rather than a task: the deriver blocks for its whole run and would otherwise
         // hold one of the few threads every task in the process shares.
         let thread = Thread { [self] in
-            let result: Result<[UInt8], VB1ContainerError>
+            let result: Result<SecretBytes, VB1ContainerError>
             do throws(VB1ContainerError) {
                 var key = try container.deriveKey(password: password, deriver: deriver)
+                // The password's work is done: gone before the slow part's result is even looked at.
+                password.wipe()
                 defer { key.overwriteWithZeros() }
                 result = .success(try container.open(key: key))
             } catch {
                 result = .failure(error)
             }
+            password.wipe()
             derivationReturned(attempt: attempt, result: result)
         }
         thread.name = "backup key derivation"
         thread.start()
     }
 
-    private func derivationReturned(attempt: Int, result: Result<[UInt8], VB1ContainerError>) {
+    private func derivationReturned(attempt: Int, result: Result<SecretBytes, VB1ContainerError>) {
         state.withLock { s in
             s.running -= 1
             if s.phase == .decrypting(attempt: attempt) {
                 apply(result, in: &s)
-            } else if case .success(var plaintext) = result {
+            } else if case .success(let plaintext) = result {
                 // Abandoned: the person cancelled, so this secret must go nowhere.
-                plaintext.overwriteWithZeros()
+                plaintext.wipe()
             }
             if let waiting = s.waiting, let container {
                 s.waiting = nil
@@ -216,7 +273,7 @@ public final class BackupDecryptFlow: Sendable {
         }
     }
 
-    private func apply(_ result: Result<[UInt8], VB1ContainerError>, in s: inout State) {
+    private func apply(_ result: Result<SecretBytes, VB1ContainerError>, in s: inout State) {
         switch result {
         case .success(let plaintext):
             s.phase = .unlocking

@@ -50,6 +50,19 @@ extension BackupDecryptFlow {
                footer: Footer(Self.unlockedMessage, tone: .success))
     }
 
+    /// Asked before anything is typed or derived: this backup's key derivation costs more here
+    /// than anyone would expect (hostile parameters, or a very slow machine).
+    func slowDerivationScreen(for parameters: ScryptParameters, estimate: DerivationTimeEstimate) -> Screen {
+        let memory = parameters.memoryBytes >= 1 << 30 ? "\(parameters.memoryBytes >> 30) GiB" : "\(parameters.memoryBytes >> 20) MiB"
+        return Screen(icon: "hourglass", title: Self.slowTitle,
+                      subtitle: "Opening it takes \(estimate.spokenEstimate(for: parameters)) and \(memory) of memory on this device, "
+                          + "for each password tried (\(parameters)). Continue only if you made it so.",
+                      content: .actions([ScreenAction(id: Self.continueActionID, title: "Continue", role: .primary),
+                                         ScreenAction(id: Self.cancelActionID, title: "Cancel", role: .secondary)]))
+    }
+
+    static let slowTitle = "This backup is slow to open"
+
     /// A backup that can't be opened with any password: no field to type in.
     func refusedScreen(_ message: String) -> Screen {
         header(content: .none, footer: Footer(message, tone: .error))

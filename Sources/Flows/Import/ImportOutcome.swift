@@ -16,8 +16,8 @@ public enum ImportOutcome: Hashable, Sendable {
 
 /// How a password attempt session ended.
 public enum DecryptOutcome: Hashable, Sendable {
-    /// The backup opened; these are its plaintext bytes.
-    case decrypted([UInt8])
+    /// The backup opened; these are its plaintext bytes, the only copy: wipe them once written.
+    case decrypted(SecretBytes)
     /// The password was right (or the container was unreadable) but the data was changed.
     case damaged(String)
     /// The backup asks for key-derivation settings this reader refuses; nothing was derived.

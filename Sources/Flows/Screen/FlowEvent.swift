@@ -12,6 +12,9 @@ public enum FlowEvent: Hashable, Sendable {
     /// The password field takes input now; `attempt` is the number the next submit will be
     /// (1 for the first ask, 2 after one refusal, and again the same number after a cancel).
     case passwordWanted(attempt: Int)
+    /// The backup's key derivation is expected to take `expected` here, more than the limit the
+    /// flow was given: the person is asked (Continue / Cancel) before anything is derived.
+    case slowDerivationAhead(expected: Duration)
     /// An empty password was submitted; nothing was derived and the field asks again.
     case passwordEmpty
     /// The key derivation ran and the password did not open the backup.

@@ -1,3 +1,4 @@
+import Flows
 import Glibc
 import LinuxIO
 
@@ -5,10 +6,13 @@ import LinuxIO
 /// included), or `-` for standard input's first line. At most 4 KiB: anything longer is not a
 /// password file but a mistake. An empty password is a usage error here, before any scanning,
 /// and never reaches the key derivation.
+///
+/// The password is read straight into a fixed ``SecretBytes`` buffer: never a `String`, never an
+/// array that grows (each growth would leave the old buffer behind, unwiped).
 enum PasswordFile {
     static let limit = 4096
 
-    static func read(_ path: String) throws(CLIFailure) -> String {
+    static func read(_ path: String) throws(CLIFailure) -> SecretBytes {
         let fd: FileDescriptor
         if path == "-" {
             fd = .standardInput
@@ -21,34 +25,38 @@ enum PasswordFile {
             }
         }
         defer { if path != "-" { fd.close() } }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1024)
-        defer { chunk.overwriteWithZerosInPlace() }
+        // One byte more than the limit, to tell "exactly 4 KiB" from "longer".
+        let bytes = SecretBytes(capacity: limit + 1)
         // Standard input: stop at the first line's end, leaving the rest unread.
         let firstLineOnly = path == "-"
-        while bytes.count <= limit {
-            let wanted = firstLineOnly ? 1 : chunk.count
-            let count: Int
-            do { count = try chunk.withUnsafeMutableBytes { raw throws(Errno) in try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted])) } } catch {
-                bytes.overwriteWithZerosInPlace()
-                throw CLIFailure(kind: .usage, message: "cannot read the password file \(path): \(error)")
+        var failure: Errno?
+        var ended = false
+        while !ended, bytes.count <= limit {
+            let wanted = firstLineOnly ? 1 : limit + 1 - bytes.count
+            do throws(Errno) {
+                let count = try bytes.appendInPlace(upTo: wanted) { raw throws(Errno) in try fd.read(into: raw) }
+                if count == 0 { ended = true }
+            } catch {
+                failure = error
+                break
             }
-            if count == 0 { break }
-            bytes += chunk[0..<count]
-            if firstLineOnly, bytes.last == 0x0A { break }
+            if firstLineOnly, bytes.last == 0x0A { ended = true }
         }
-        defer { bytes.overwriteWithZerosInPlace() }
+        if let failure {
+            bytes.wipe()
+            throw CLIFailure(kind: .usage, message: "cannot read the password file \(path): \(failure)")
+        }
         guard bytes.count <= limit else {
+            bytes.wipe()
             throw CLIFailure(kind: .usage, message: "the password file \(path) is longer than 4 KiB: give a file holding just the password")
         }
-        var end = bytes.count
-        if end > 0, bytes[end - 1] == 0x0A {
-            end -= 1
-            if end > 0, bytes[end - 1] == 0x0D { end -= 1 }
+        if bytes.last == 0x0A {
+            bytes.removeLast()
+            if bytes.last == 0x0D { bytes.removeLast() }
         }
-        guard end > 0 else {
+        guard !bytes.isEmpty else {
             throw CLIFailure(kind: .usage, message: "the password file \(path) is empty: put the backup's password in it")
         }
-        return String(decoding: bytes[0..<end], as: UTF8.self)
+        return bytes
     }
 }

@@ -37,8 +37,8 @@ struct DemoCommand: Sendable {
                                       verbose: invocation.has("--verbose"), json: false, logCues: true,
                                       terminal: TerminalSession.forProcess(console: console, wantsKeys: false), clock: bench.clock)
         // Ctrl-C ends whichever flow is running; the demo then stops with exit 130.
-        let cancelPhase = Locked<@Sendable () -> Void>({})
-        let interrupt = SignalHandling.shared.onInterrupt { cancelPhase.withLock { $0 }() }
+        let cancelPhase = PhaseCanceller()
+        let interrupt = SignalHandling.shared.onInterrupt { cancelPhase.interrupt() }
         defer { interrupt.end() }
         presenter.start()
         presenter.note("hwprobe demo: the simulated bench (sim:), \(formatSpeed(speed)) real time")
@@ -54,7 +54,7 @@ struct DemoCommand: Sendable {
         configuration.autoAnswer = true
         configuration.motion = motion
         let scan = BodyScanFlow(transport: transport, clock: bench.clock, configuration: configuration)
-        cancelPhase.withLock { $0 = { scan.cancel() } }
+        cancelPhase.begin { scan.cancel() }
         let scanOutcome = await present(scan.outputs, with: presenter) { await scan.run() } after: { scan.close() }
         if SignalHandling.shared.interruption != nil {
             await presenter.finish()
@@ -72,7 +72,7 @@ struct DemoCommand: Sendable {
         let plaintext = Array(Self.sampleVault.utf8)
         let camera = bench.backupCodes
         let importer = BackupImportFlow(codes: camera, clock: bench.clock, motion: motion, unattended: true)
-        cancelPhase.withLock { $0 = { importer.cancel() } }
+        cancelPhase.begin { importer.cancel() }
         let imported = await present(importer.outputs, with: presenter) { await importer.run() } after: {}
         if case .cancelled = imported {
             await presenter.finish()
@@ -88,7 +88,7 @@ struct DemoCommand: Sendable {
         // 3. Decrypting: a typo first, then the right password.
         presenter.note("\n3. Decrypting (first with a typo: \(Self.wrongPassword))")
         let decrypt = BackupDecryptFlow(container: bytes, timeEstimate: DerivationTimeEstimate.cached(), clock: bench.clock, motion: motion)
-        cancelPhase.withLock { $0 = { decrypt.dismiss() } }
+        cancelPhase.begin { decrypt.dismiss() }
         let outcome = await present(decrypt.outputs, with: presenter, watch: { output in
             switch output {
             case .event(.passwordWanted(attempt: 1)): decrypt.submit(password: Self.wrongPassword)
@@ -100,12 +100,13 @@ struct DemoCommand: Sendable {
             await presenter.finish()
             throw ImportCommand.cancelled("cancelled")
         }
-        guard case .decrypted(let opened) = outcome, opened == plaintext else {
+        guard case .decrypted(let opened) = outcome, opened == SecretBytes(copying: plaintext) else {
             presenter.note("Decryption ended: \(outcome)")
             await presenter.finish()
             return 1
         }
         presenter.note("Decrypted \(opened.count) bytes; they match what was exported.\nDemo complete.")
+        opened.wipe()
         await presenter.finish()
         return 0
     }

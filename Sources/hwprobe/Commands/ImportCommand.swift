@@ -2,6 +2,7 @@ import Capture
 import Flows
 import Foundation
 import HAL
+import LinuxIO
 
 /// `hwprobe import`: scan a VB1 backup's codes from a camera, decrypt it with its password, and
 /// write the plaintext atomically with mode 0600. Unattended (`--password-file` or `--json`), a
@@ -10,6 +11,12 @@ import HAL
 ///
 /// Everything that can be checked before the camera opens is: the output path, the password
 /// file (an empty one is a usage error, never sent to the key derivation), the options.
+///
+/// Secrets (issue 15): core dumps are off from the start; the password is bytes from the file or
+/// the field to the derivation, wiped once it has run; the plaintext is the one buffer it was
+/// decrypted into, written and wiped at once. A backup whose key derivation would take more than
+/// `DerivationTimeEstimate.slowLimit` here is asked about at a terminal and refused unattended
+/// (exit 5) unless `--allow-slow-kdf`.
 struct ImportCommand: Sendable {
     var console: Console
     var bench: SimulatedBench
@@ -39,12 +46,16 @@ struct ImportCommand: Sendable {
         let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
         let requestedIdleLimit = try Self.idleLimit(invocation)
         let force = invocation.has("--force")
+        let allowSlow = invocation.has("--allow-slow-kdf")
         try OutputTarget.check(out, replacing: force)
-        let passwordFile = invocation.value("--password-file")
-        var filePassword: String?
-        if let passwordFile {
-            filePassword = try PasswordFile.read(passwordFile)
+        // Before the first secret: no core file and no ptrace by other users from here on.
+        do throws(Errno) { try ProcessSecurity.disableCoreDumps() } catch {
+            console.diagnostic("hwprobe: could not turn core dumps off (\(error)); a crash could write the password to disk")
         }
+        let passwordFile = invocation.value("--password-file")
+        let filePassword: SecretBytes? = if let passwordFile { try PasswordFile.read(passwordFile) } else { nil }
+        // However the run ends, the password from the file does not outlive it.
+        defer { filePassword?.wipe() }
         let unattended = passwordFile != nil || invocation.wantsJSON
         if !unattended && !questions.isInteractive() && person == nil {
             throw CLIFailure(kind: .usage, message: "import asks for the password: run it in a terminal, or pass --password-file")
@@ -56,8 +67,8 @@ struct ImportCommand: Sendable {
                                       interactive: !unattended, terminal: terminal, person: person,
                                       clock: uri.isSimulated ? bench.clock : ContinuousClock())
         // One way to cancel for the whole command: whichever phase runs is cancelled.
-        let cancelPhase = Locked<@Sendable () -> Void>({})
-        let interrupt = SignalHandling.shared.onInterrupt { cancelPhase.withLock { $0 }() }
+        let cancelPhase = PhaseCanceller()
+        let interrupt = SignalHandling.shared.onInterrupt { cancelPhase.interrupt() }
         defer { interrupt.end() }
         presenter.start()
 
@@ -76,12 +87,29 @@ struct ImportCommand: Sendable {
         if invocation.has("--verbose") { reportPipelines() }
         let (container, backupID, codeCount) = scan
 
-        // 2. The password, then the plaintext.
-        let decrypt = BackupDecryptFlow(container: container, timeEstimate: DerivationTimeEstimate.cached(), clock: clock, motion: motion)
+        // 2. What the key derivation will cost here, before it is paid.
+        let estimate = DerivationTimeEstimate.cached() ?? .reference
+        if unattended, !allowSlow, let parameters = (try? VB1Container(parsing: container))?.parameters, estimate.isSlow(parameters) {
+            await presenter.finish()
+            throw CLIFailure(kind: .unsupported, message: "this backup's key derivation (\(parameters), \(parameters.memoryBytes >> 20) MiB) would take "
+                             + "\(estimate.spokenEstimate(for: parameters)) on this machine, more than \(DerivationTimeEstimate.slowLimit.components.seconds) s: "
+                             + "nothing was derived; add --allow-slow-kdf to wait for it", exitOverride: 5)
+        }
+
+        // 3. The password, then the plaintext.
+        let decrypt = BackupDecryptFlow(container: container, timeEstimate: estimate,
+                                        slowDerivationLimit: allowSlow ? nil : DerivationTimeEstimate.slowLimit, clock: clock, motion: motion)
         let refusedTooOften = Locked(false)
-        cancelPhase.withLock { $0 = { decrypt.dismiss() } }
+        cancelPhase.begin { decrypt.dismiss() }
         presenter.setControls(.init(
-            submitPassword: { bytes in decrypt.submit(password: String(decoding: bytes, as: UTF8.self)) },
+            choose: { id in
+                switch id {
+                case BackupDecryptFlow.continueActionID: decrypt.confirmSlowDerivation()
+                case BackupDecryptFlow.cancelActionID: decrypt.dismiss()
+                default: break
+                }
+            },
+            submitPassword: { password in decrypt.submit(password: password) },
             backLabel: { screen in screen.content == .spinner ? "back to the password" : nil },
             back: { decrypt.cancel() }))
         let decrypting = Task {
@@ -103,21 +131,22 @@ struct ImportCommand: Sendable {
         }
         let opened = await decrypt.run()
         await decrypting.value
-        cancelPhase.withLock { $0 = {} }
+        cancelPhase.end()
         await presenter.finish()
         switch opened {
-        case .decrypted(var plaintext):
-            defer { plaintext.overwriteWithZerosInPlace() }
+        case .decrypted(let plaintext):
+            // Written, then wiped at once: the only copy there is.
+            defer { plaintext.wipe() }
             if let signal = SignalHandling.shared.interruption {
                 throw CLIFailure(kind: .cancelled, message: "cancelled: nothing was written", exitOverride: SignalHandling.exitCode(for: signal))
             }
-            do { try AtomicFile.write(plaintext, to: out, replacing: force) } catch {
-                throw CLIFailure(kind: .device, message: "could not write \(out): \(error)")
-            }
+            let written = plaintext.count
+            try plaintext.withUnsafeBytes { bytes throws(CLIFailure) in try OutputTarget.write(bytes, to: out, replacing: force) }
+            plaintext.wipe()
             if invocation.wantsJSON {
-                console.out(JSON.encode(Report(backupId: backupID, codes: codeCount, bytes: plaintext.count, out: out)))
+                console.out(JSON.encode(Report(backupId: backupID, codes: codeCount, bytes: written, out: out)))
             } else {
-                console.out("Wrote \(plaintext.count) bytes of backup \(backupID) to \(out).\n")
+                console.out("Wrote \(written) bytes of backup \(backupID) to \(out).\n")
             }
             return 0
         case .damaged(let why):
@@ -139,11 +168,11 @@ struct ImportCommand: Sendable {
     /// person carries on with it or another camera, the codes so far kept.
     private func scanCodes(from uri: DeviceURI, clock: any Clock<Duration>, motion: MotionSettings, unattended: Bool,
                            idleLimit: Duration?, presenter: FlowPresenter,
-                           cancelPhase: Locked<@Sendable () -> Void>) async throws(CLIFailure) -> ScanEnd {
+                           cancelPhase: PhaseCanceller) async throws(CLIFailure) -> ScanEnd {
         let source = try await codeSource(for: uri, clock: clock)
         let importer = BackupImportFlow(codes: source, clock: clock, motion: motion, unattended: unattended, idleLimit: idleLimit)
         let cameraChoice = AsyncStream.makeStream(of: String?.self)
-        cancelPhase.withLock { $0 = { importer.cancel(); cameraChoice.continuation.yield(nil) } }
+        cancelPhase.begin { importer.cancel(); cameraChoice.continuation.yield(nil) }
         presenter.setControls(.init(choose: { id in
             if id == BackupImportFlow.startOverActionID { importer.startOver() } else { cameraChoice.continuation.yield(id) }
         }))
@@ -182,7 +211,7 @@ struct ImportCommand: Sendable {
         // also ends its outputs).
         importer.cancel()
         await drawing.value
-        cancelPhase.withLock { $0 = {} }
+        cancelPhase.end()
         switch scanned {
         case .completed(let bytes, let id, let count):
             return (bytes, id, count)
@@ -290,13 +319,4 @@ struct ImportQuestions: Sendable {
     var isInteractive: @Sendable () -> Bool = { isatty(STDIN_FILENO) == 1 }
     /// Cameras a person can switch to when the camera stops: the V4L2 cameras attached.
     var otherCameras: @Sendable () -> [String] = { ((try? V4L2Probe().probe())?.cameras ?? []).map(\.uri) }
-}
-
-extension Array where Element == UInt8 {
-    /// Zeros the bytes where they are (explicit_bzero: the compiler may not drop it).
-    mutating func overwriteWithZerosInPlace() {
-        withUnsafeMutableBytes { raw in
-            if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
-        }
-    }
 }

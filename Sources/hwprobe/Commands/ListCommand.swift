@@ -49,8 +49,13 @@ struct ListCommand: Sendable {
         }
         collectHapticDevices(into: &report)
         report.serialPorts = sources.serialPorts().map { ListReport.SerialPort(path: $0) }
-        for uri in hciURIs {
-            await scan(uri, for: duration, into: &report)
+        // One capture file is one controller's traffic, and a capture never overwrites another:
+        // with several controllers the first is captured, and the list says so.
+        for (index, uri) in hciURIs.enumerated() {
+            await scan(uri, for: duration, snoopPath: index == 0 ? snoopPath : nil, into: &report)
+        }
+        if let snoopPath, let first = hciURIs.first, hciURIs.count > 1 {
+            report.problem(.peripherals, "--btsnoop \(snoopPath) holds \(first)'s traffic only: run once per controller to capture the others")
         }
         return report
     }
@@ -90,7 +95,7 @@ struct ListCommand: Sendable {
         }
     }
 
-    private func scan(_ uri: DeviceURI, for duration: Duration, into report: inout ListReport) async {
+    private func scan(_ uri: DeviceURI, for duration: Duration, snoopPath: String?, into report: inout ListReport) async {
         let status = status
         let ticks = statusTicks
         let clock = transports.clock(for: uri)

@@ -17,7 +17,9 @@ import Synchronization
 /// actions, Up/Down in a list, digits pick from a list, Enter takes the focused action, Esc or `q`
 /// leaves the way Ctrl-C does (unless the command gives Esc a meaning of its own on that screen,
 /// such as going back to the password field while decrypting). A focused password field takes the
-/// typed characters itself; they are kept as bytes here, wiped after each submit, and never drawn.
+/// typed characters itself; they are kept in one fixed secret buffer (never a string, never an
+/// array that grows and leaves old copies behind), handed over as a copy on Enter and wiped at
+/// once, and never drawn.
 final class FlowPresenter: Sendable, DiagnosticSink {
     private let console: Console
     private let cues: AsyncStream<HapticCue>.Continuation
@@ -45,8 +47,9 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     struct Controls: Sendable {
         /// Enter on an action, or a pick from a list: the action's or the item's id.
         var choose: @Sendable (String) -> Void = { _ in }
-        /// Enter in a password field: the typed bytes (the presenter wipes its own copy).
-        var submitPassword: @Sendable ([UInt8]) -> Void = { _ in }
+        /// Enter in a password field: the typed bytes, which the receiver owns and wipes (the
+        /// presenter wipes its own).
+        var submitPassword: @Sendable (SecretBytes) -> Void = { $0.wipe() }
         /// When Esc means something other than leaving on `screen`, the words for the key hint
         /// (e.g. "back to the password"); nil lets Esc leave.
         var backLabel: @Sendable (Screen) -> String? = { _ in nil }
@@ -61,8 +64,9 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         var painter = ScreenPainter()
         var screen: Screen?
         var focus = 0
-        /// The password being typed; wiped on submit and whenever the field goes away.
-        var typed: [UInt8] = []
+        /// The password being typed; wiped on submit and whenever the field goes away. As long
+        /// as a password file may be (PasswordFile.limit): keys beyond it are ignored.
+        let typed = SecretBytes(capacity: PasswordFile.limit)
         var keystrokes = 0
         var logs: [String] = []
         var transcript: [LogLine] = []
@@ -176,7 +180,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             let line = state.withLock { s -> String? in
                 let sameChoices = s.screen.map { Self.choiceIDs($0.content) == Self.choiceIDs(screen.content) } ?? false
                 if !sameChoices { s.focus = 0 }
-                if !Self.acceptsPassword(screen), !s.typed.isEmpty { Self.wipe(&s.typed) }
+                if !Self.acceptsPassword(screen), !s.typed.isEmpty { s.typed.wipe() }
                 if Self.choiceIDs(s.screen?.content ?? .none) != Self.choiceIDs(screen.content) || !Self.acceptsPassword(screen) {
                     s.keystrokes = 0
                 }
@@ -283,7 +287,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         let ending = state.withLock { s -> (transcript: [LogLine], last: [String])? in
             guard !s.closed else { return nil }
             s.closed = true
-            Self.wipe(&s.typed)
+            s.typed.wipe()
             guard drawn, s.started else { return ([], []) }
             var last: [String] = []
             if var plain = s.screen {
@@ -314,14 +318,15 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     private func handle(_ key: Key) {
         enum Deed {
-            case none, repaint, choose(String), submit([UInt8]), back, leave
+            case none, repaint, choose(String), submit(SecretBytes), back, leave
         }
         let (deed, controls) = state.withLock { s -> (Deed, Controls) in
             guard let screen = s.screen else { return (.none, s.controls) }
             if Self.acceptsPassword(screen) {
                 switch key {
                 case .character(let character):
-                    s.typed += Array(String(character).utf8)
+                    // Straight from the character's own bytes: no string or array in between.
+                    s.typed.append(contentsOf: character.utf8)
                     s.keystrokes += 1
                     return (.repaint, s.controls)
                 case .backspace:
@@ -331,12 +336,12 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                     s.keystrokes += 1
                     return (.repaint, s.controls)
                 case .eraseLine:
-                    Self.wipe(&s.typed)
+                    s.typed.wipe()
                     s.keystrokes += 1
                     return (.repaint, s.controls)
                 case .enter:
-                    let password = s.typed
-                    Self.wipe(&s.typed)
+                    let password = s.typed.withUnsafeBytes { SecretBytes(copying: $0) }
+                    s.typed.wipe()
                     s.keystrokes = 0
                     return (.submit(password), s.controls)
                 case .escape, .interrupt:
@@ -389,9 +394,9 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                 emitLine("  keys: " + keyHints(for: screen, focus: focus, controls: controls) + "\n")
             }
         case .choose(let id): controls.choose(id)
-        case .submit(var password):
+        case .submit(let password):
+            // Handed over: the receiver wipes it once it is done with it (after the derivation).
             controls.submitPassword(password)
-            Self.wipe(&password)
             repaint()
         case .back: controls.back()
         case .leave: controls.leave()
@@ -495,11 +500,4 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         }
     }
 
-    private static func wipe(_ bytes: inout [UInt8]) {
-        // explicit_bzero: a plain loop of zeros before removeAll is a dead store the optimiser may drop.
-        bytes.withUnsafeMutableBytes { raw in
-            if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
-        }
-        bytes.removeAll()
-    }
 }

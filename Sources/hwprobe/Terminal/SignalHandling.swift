@@ -14,13 +14,16 @@ import Synchronization
 /// - Ctrl-Z (SIGTSTP) puts the terminal back the way it was found before the process stops; on
 ///   SIGCONT the terminal is taken again and the screen repainted.
 /// - SIGWINCH repaints at the new size.
-/// In every way out the terminal's modes are restored first.
+/// In every way out the terminal's modes are restored first, and what was registered to be
+/// cleaned up on an interrupt (a temporary holding a plaintext) is removed before anything else.
 final class SignalHandling: Sendable {
     static let shared = SignalHandling()
 
     private struct State {
         var interruption: Int32?
         var cancellers: [Int: @Sendable () -> Void] = [:]
+        /// What must be undone however the run ends by a signal (a temporary file to remove).
+        var cleanups: [Int: @Sendable () -> Void] = [:]
         var nextToken = 0
         var terminal: TerminalSession?
         /// What to print when the run must end at once (the --json error object, say).
@@ -62,6 +65,7 @@ final class SignalHandling: Sendable {
         state.withLock { s in
             s.interruption = nil
             s.cancellers = [:]
+            s.cleanups = [:]
             s.lastWords = lastWords
         }
     }
@@ -84,10 +88,30 @@ final class SignalHandling: Sendable {
         return Registration(owner: self, token: token)
     }
 
+    /// Calls `cleanup` if an interrupt arrives while the returned registration lives, on every
+    /// way the run then ends: before the phase is cancelled, and before an immediate exit (a
+    /// second Ctrl-C, or nothing registered to cancel) too. For what must not outlive the run,
+    /// such as a named temporary holding a plaintext. Unlike ``onInterrupt(_:)`` it cancels
+    /// nothing, so a cleanup alone still lets the run end at once.
+    func onInterruptCleanup(_ cleanup: @escaping @Sendable () -> Void) -> Registration {
+        let (token, already) = state.withLock { s -> (Int, Bool) in
+            s.nextToken += 1
+            s.cleanups[s.nextToken] = cleanup
+            return (s.nextToken, s.interruption != nil)
+        }
+        if already { cleanup() }
+        return Registration(owner: self, token: token)
+    }
+
     struct Registration: Sendable {
         fileprivate let owner: SignalHandling
         fileprivate let token: Int
-        func end() { owner.state.withLock { _ = $0.cancellers.removeValue(forKey: token) } }
+        func end() {
+            owner.state.withLock { s in
+                s.cancellers.removeValue(forKey: token)
+                s.cleanups.removeValue(forKey: token)
+            }
+        }
     }
 
     /// The terminal to put back on every way out, and to repaint after a pause or a resize.
@@ -117,11 +141,12 @@ final class SignalHandling: Sendable {
         case SIGWINCH:
             state.withLock { $0.terminal }?.resized()
         default:
-            let (cancellers, second, terminal, words) = state.withLock { s in
+            let (cancellers, cleanups, second, terminal, words) = state.withLock { s in
                 let second = s.interruption != nil
                 if !second { s.interruption = signal }
-                return (Array(s.cancellers.values), second, s.terminal, s.lastWords)
+                return (Array(s.cancellers.values), Array(s.cleanups.values), second, s.terminal, s.lastWords)
             }
+            for cleanup in cleanups { cleanup() }
             if second || cancellers.isEmpty {
                 terminal?.end()
                 words?(signal)

@@ -1,3 +1,4 @@
+import Flows
 import Foundation
 import LinuxIO
 import Synchronization
@@ -152,6 +153,8 @@ final class TerminalSession: Sendable {
                 // End of input or an error (the terminal hung up): no more keys will come.
                 guard count > 0 else { return }
                 deliver(decoder.feed(buffer[0..<count]))
+                // A password typed (or pasted) in one burst is all in here: gone once decoded.
+                Secrets.wipe(&buffer)
             }
         }
         thread.name = "hwprobe keys"

@@ -68,6 +68,48 @@ import Testing
         }
     }
 
+    /// A capture may carry personal data (addresses, names, weights): it is written like the
+    /// plaintext of a backup (issue 15). An existing file is never truncated, a symbolic link is
+    /// never followed, and the new file is 0600 whatever the umask.
+    @Test func anExistingFileIsNeverTruncated() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data("an earlier capture".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: BTSnoopError.self) { _ = try BTSnoopWriter(path: path) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "an earlier capture")
+    }
+
+    @Test func aSymbolicLinkIsNeverFollowed() throws {
+        let victim = Self.temporaryPath()
+        let link = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: victim); try? FileManager.default.removeItem(atPath: link) }
+        try Data("someone else's file".utf8).write(to: URL(fileURLWithPath: victim))
+        #expect(symlink(victim, link) == 0)
+        #expect(throws: BTSnoopError.self) { _ = try BTSnoopWriter(path: link) }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "someone else's file")
+        // Dangling: nothing may be created where it points either.
+        let nowhere = Self.temporaryPath()
+        let dangling = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: dangling) }
+        #expect(symlink(nowhere, dangling) == 0)
+        #expect(throws: BTSnoopError.self) { _ = try BTSnoopWriter(path: dangling) }
+        #expect(!FileManager.default.fileExists(atPath: nowhere))
+    }
+
+    @Test func theCaptureIsPrivate() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let old = umask(0)
+        defer { umask(old) }
+        let writer = try BTSnoopWriter(path: path)
+        writer.record(Self.reset, sentByHost: true)
+        writer.close()
+        var info = stat()
+        #expect(lstat(path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(try BTSnoopReader.read(path: path).records.count == 1)
+    }
+
     @Test func damagedFilesAreRejectedWithClearErrors() throws {
         var good = BTSnoopFormat.magic
         good.snoopAppend(UInt32(1))
@@ -102,6 +144,34 @@ import Testing
             try BTSnoopReader.parse(good + tooLong + [0])
         }
         #expect(throws: BTSnoopError.self) { try BTSnoopReader.read(path: "/nonexistent-\(UUID().uuidString)") }
+    }
+
+    /// A file is sized before it is read: a huge one is refused without loading it (the old
+    /// reader read this sparse 300 MiB file whole, 57 s here, then called it a truncated record),
+    /// and a FIFO or a device is refused for what it is (the old one said "unreadable").
+    @Test func aCaptureFileIsSizedBeforeItIsRead() throws {
+        let huge = Self.temporaryPath()
+        defer { unlink(huge) }
+        let fd = open(huge, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        try #require(fd >= 0)
+        var header = BTSnoopFormat.magic
+        header.snoopAppend(UInt32(1))
+        header.snoopAppend(UInt32(1002))
+        _ = header.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        try #require(ftruncate(fd, off_t(300 << 20)) == 0)
+        close(fd)
+        #expect(throws: BTSnoopError.cannotRead(path: huge, reason: "\(300 << 20) bytes is more than the 256 MiB a capture may have")) {
+            try BTSnoopReader.read(path: huge)
+        }
+
+        let fifo = Self.temporaryPath()
+        defer { unlink(fifo) }
+        try #require(mkfifo(fifo, 0o600) == 0)
+        for path in [fifo, "/dev/zero"] {
+            #expect(throws: BTSnoopError.cannotRead(path: path, reason: "not a regular file: give the path of a btsnoop capture")) {
+                try BTSnoopReader.read(path: path)
+            }
+        }
     }
 
     /// Wireshark's own reader is the real judge of the format; it is optional on this machine.

@@ -1,4 +1,5 @@
 import Foundation
+import LinuxIO
 
 /// One packet of a btsnoop capture.
 public struct BTSnoopRecord: Hashable, Sendable {
@@ -25,11 +26,42 @@ public struct BTSnoopCapture: Hashable, Sendable {
 
 /// Parses btsnoop files strictly: a damaged file is reported, never half-read silently.
 public enum BTSnoopReader {
+    /// The largest capture read: hours of a busy controller's traffic are a few MiB, so a file
+    /// larger than this is not a capture to load into memory whole.
+    public static let fileSizeLimit = 256 << 20
+
+    /// Reads a capture file whole, after checking what it is: only a regular file of at most
+    /// ``fileSizeLimit`` bytes (a device such as /dev/zero, a FIFO or a huge file would otherwise
+    /// be read until memory runs out). The size is read before anything is allocated, and
+    /// reading stops there even if the file grows meanwhile.
     public static func read(path: String) throws(BTSnoopError) -> BTSnoopCapture {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .cannotRead(path: path, reason: FileManager.default.fileExists(atPath: path) ? "unreadable" : "no such file")
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(path, .readOnly, nonBlocking: true) } catch {
+            throw .cannotRead(path: path, reason: error.description)
         }
-        return try parse([UInt8](data))
+        defer { fd.close() }
+        guard let size = fd.bytesLeftInFile() else {
+            throw .cannotRead(path: path, reason: "not a regular file: give the path of a btsnoop capture")
+        }
+        guard size <= fileSizeLimit else {
+            throw .cannotRead(path: path, reason: "\(size) bytes is more than the \(fileSizeLimit >> 20) MiB a capture may have")
+        }
+        var bytes = [UInt8](repeating: 0, count: size)
+        var filled = 0
+        while filled < size {
+            let read = bytes.withUnsafeMutableBytes { raw in
+                Result { () throws(Errno) in try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...])) }
+            }
+            let count: Int
+            switch read {
+            case .success(let n): count = n
+            case .failure(let error): throw .cannotRead(path: path, reason: error.description)
+            }
+            if count == 0 { break } // shrank meanwhile: parse what is there, strictly
+            filled += count
+        }
+        bytes.removeLast(size - filled)
+        return try parse(bytes)
     }
 
     public static func parse(_ bytes: [UInt8]) throws(BTSnoopError) -> BTSnoopCapture {

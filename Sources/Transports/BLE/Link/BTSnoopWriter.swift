@@ -9,28 +9,41 @@ import Synchronization
 /// packets begin and end. Each record goes to the kernel in one write(2), so a crash leaves a
 /// readable file. A write failure (disk full) stops the capture but never the Bluetooth link:
 /// ``failure`` says why.
+///
+/// A capture carries addresses, names and readings, so it is written as a ``PrivateFile``
+/// (issue 15): mode 0600, never through a symbolic link, never over an existing file (a
+/// capture of an earlier session is not silently truncated). It is there, readable, from its
+/// header on, and synced when closed.
 public final class BTSnoopWriter: Sendable {
     public let path: String
     private let state: Mutex<State>
 
     private struct State {
-        var fd: Int32?
+        var file: PrivateFile?
         var failure: BTSnoopError?
     }
 
-    /// Creates (or truncates) `path` and writes the header, failing right away rather than at the first packet.
-    public init(path: String) throws(BTSnoopError) {
-        self.path = path
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .cannotCreate(path: path, reason: Errno.current.description) }
+    /// Creates `path` (which must not exist) and writes the header, failing right away rather
+    /// than at the first packet.
+    public convenience init(path: String) throws(BTSnoopError) {
+        let file: PrivateFile
+        do { file = try PrivateFile(creating: path, existing: .refuse, publication: .atOnce) } catch {
+            throw .cannotCreate(path: path, reason: Self.reason(error))
+        }
+        try self.init(file: file)
+    }
+
+    /// Writes into a file the caller created (the CLI's choice of what may be replaced).
+    public init(file: PrivateFile) throws(BTSnoopError) {
+        path = file.path
         var header = BTSnoopFormat.magic
         header.snoopAppend(BTSnoopFormat.version)
         header.snoopAppend(BTSnoopFormat.datalinkH4)
-        if let reason = Self.write(header, to: fd) {
-            _ = Glibc.close(fd)
-            throw .cannotCreate(path: path, reason: reason)
+        do { try file.write(header) } catch {
+            file.close()
+            throw .cannotCreate(path: file.path, reason: Self.reason(error))
         }
-        state = Mutex(State(fd: fd))
+        state = Mutex(State(file: file))
     }
 
     deinit { close() }
@@ -49,30 +62,30 @@ public final class BTSnoopWriter: Sendable {
         bytes.snoopAppend(BTSnoopFormat.timestamp(date))
         bytes.append(contentsOf: h4Packet)
         state.withLock { state in
-            guard let fd = state.fd else { return }
-            if let reason = Self.write(bytes, to: fd) {
-                state.failure = .writeFailed(path: path, reason: reason)
-                _ = Glibc.close(fd)
-                state.fd = nil
+            guard let file = state.file else { return }
+            do throws(PrivateFileError) { try file.write(bytes) } catch {
+                state.failure = .writeFailed(path: path, reason: Self.reason(error))
+                file.close()
+                state.file = nil
             }
         }
     }
 
-    /// Closes the file; later records are ignored. Idempotent.
+    /// Syncs and closes the file; later records are ignored. Idempotent.
     public func close() {
         state.withLock { state in
-            if let fd = state.fd { _ = Glibc.close(fd) }
-            state.fd = nil
+            state.file?.close()
+            state.file = nil
         }
     }
 
-    /// Returns nil on success, else the reason.
-    private static func write(_ bytes: [UInt8], to fd: Int32) -> String? {
-        do {
-            try FileDescriptor(rawValue: fd).writeAll(bytes)
-            return nil
-        } catch {
-            return error.description
+    /// The words the old open(2)-based writer used where they still fit ("No such file or
+    /// directory"), else what the private file says.
+    private static func reason(_ error: PrivateFileError) -> String {
+        switch error {
+        case .missingDirectory: Errno(ENOENT).description
+        case .failed(_, let errno): errno.description
+        default: error.description
         }
     }
 }
