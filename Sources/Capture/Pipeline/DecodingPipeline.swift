@@ -12,7 +12,11 @@ import Synchronization
 ///   `file:…?pace=max` source produces frames on demand, so there every frame is decoded, in order.
 /// - Every decoded frame is yielded, with or without symbols: an empty `symbols` array tells the
 ///   consumer the camera is alive and sees no code.
-/// - The stream ends when the camera's stream ends, with the camera's error if it failed.
+/// - A `TwoLaneDecoder`'s second opinion (zbar's turn in `zxing+zbar`) runs on a second queue,
+///   one run at a time, beside the next frames' first answers; what it reads follows as another
+///   `DecodedFrame` of the same frame (so frames can arrive out of order by sequence).
+/// - The stream ends when the camera's stream ends (after a second opinion under way), with the
+///   camera's error if it failed.
 ///
 /// `stats` reports how many frames were decoded, how many the camera dropped in between (gaps in
 /// `sequence`), and the latency from a frame reaching the pipeline to its decode being done,
