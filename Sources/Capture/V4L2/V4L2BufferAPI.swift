@@ -46,6 +46,13 @@ struct V4L2DequeuedBuffer: Sendable {
     var reportedPlanes: Int = 1
     var bytesUsed: Int = 0
     var dataOffset: Int = 0
+    var flags: UInt32 = 0
+
+    /// V4L2_BUF_FLAG_ERROR: the driver says the buffer's data may be corrupt (a dropped USB
+    /// packet, a sensor glitch); its bytes are not a frame worth decoding.
+    static let errorFlag: UInt32 = 0x0040
+
+    var failed: Bool { flags & Self.errorFlag != 0 }
 }
 
 /// The single-planar API, straight to the kernel or through libv4l2 (which also makes a
@@ -94,7 +101,7 @@ struct V4L2SinglePlanar: V4L2BufferAPI {
         let rc = calls.ioctl(fd, V4L2Request.dequeueBuffer, &buffer)
         return (rc, V4L2DequeuedBuffer(index: Int(buffer.index), sequence: buffer.sequence,
                                        timestamp: .seconds(Int64(buffer.timestamp.tv_sec)) + .microseconds(Int64(buffer.timestamp.tv_usec)),
-                                       reportedPlanes: 1, bytesUsed: Int(buffer.bytesused), dataOffset: 0))
+                                       reportedPlanes: 1, bytesUsed: Int(buffer.bytesused), dataOffset: 0, flags: buffer.flags))
     }
 
     private func emptyBuffer(_ index: UInt32) -> v4l2_buffer {
@@ -149,7 +156,7 @@ struct V4L2MultiPlanar: V4L2BufferAPI {
         return (rc, V4L2DequeuedBuffer(index: Int(buffer.index), sequence: buffer.sequence,
                                        timestamp: .seconds(buffer.seconds) + .microseconds(buffer.microseconds),
                                        reportedPlanes: Int(buffer.num_planes), bytesUsed: Int(grey.bytesused),
-                                       dataOffset: Int(grey.data_offset)))
+                                       dataOffset: Int(grey.data_offset), flags: buffer.flags))
     }
 
     /// The fixed-size C array of planes as a Swift array.

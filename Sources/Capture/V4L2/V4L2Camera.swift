@@ -294,7 +294,9 @@ public final class V4L2Camera: CameraSource {
                 if rc == -ENODEV || rc == -EIO || rc == -ENXIO || rc == -ESHUTDOWN { failure = .disappeared(path); break }
                 if rc < 0 { failure = V4L2Probe.explain(Errno(-rc), path: path); break }
                 lastFrame = clock.now
-                if buffer.index < buffers.count {
+                // A buffer the driver marks as failed is handed back unread: the frame is missing
+                // (a gap in `sequence`, as a dropped frame is), never decoded from corrupt bytes.
+                if buffer.index < buffers.count, !buffer.failed {
                     let bytes: UnsafeRawBufferPointer
                     do { bytes = try greyBytes(of: buffer) } catch { failure = error; break }
                     let start = firstTimestamp ?? buffer.timestamp

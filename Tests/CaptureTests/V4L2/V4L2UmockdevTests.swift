@@ -33,6 +33,23 @@ import Testing
     }
 }
 
+/// The same camera with frame 3 marked V4L2_BUF_FLAG_ERROR (V4L2_FAKE_ERROR_FRAMES=3): that
+/// buffer goes back to the driver unread and the stream has a gap where it was.
+@Suite struct V4L2ErrorFrameUnderUmockdev {
+    @Test(.enabled(if: UmockdevBench.inside && ProcessInfo.processInfo.environment["V4L2_FAKE_ERROR_FRAMES"] == "3",
+                   "needs the launcher's V4L2_FAKE_ERROR_FRAMES=3 inside umockdev"))
+    func aFrameTheDriverMarksAsFailedIsSkipped() async throws {
+        let camera = try V4L2Camera(path: "/dev/video0", width: 64, height: 48)
+        let stream = try await camera.start()
+        var sequences: [UInt64] = []
+        do {
+            for try await frame in stream { sequences.append(frame.sequence) }
+        } catch {}
+        await camera.stop()
+        #expect(sequences == [1, 2, 4, 5])
+    }
+}
+
 @Suite struct V4L2CameraUmockdevLauncher {
     @Test(.enabled(if: UmockdevBench.available, "needs umockdev-wrapper and /usr/bin/python3 with gi"), .timeLimit(.minutes(1)))
     func runsTheCameraTestUnderUmockdev() throws {
@@ -40,5 +57,13 @@ import Testing
                                             filter: "V4L2UnderUmockdev")
         #expect(outcome.status == 0, "under umockdev:\n\(outcome.output)")
         #expect(outcome.passed("streamsNumberedFramesThenDisappears"), "under umockdev:\n\(outcome.output)")
+    }
+
+    @Test(.enabled(if: UmockdevBench.available, "needs umockdev-wrapper and /usr/bin/python3 with gi"), .timeLimit(.minutes(1)))
+    func runsTheErrorFrameTestUnderUmockdev() throws {
+        let outcome = try UmockdevBench.run(script: "v4l2_grey_camera.py", device: "v4l2-grey-camera.umockdev",
+                                            filter: "V4L2ErrorFrameUnderUmockdev", environment: ["V4L2_FAKE_ERROR_FRAMES": "3"])
+        #expect(outcome.status == 0, "under umockdev:\n\(outcome.output)")
+        #expect(outcome.passed("aFrameTheDriverMarksAsFailedIsSkipped"), "under umockdev:\n\(outcome.output)")
     }
 }

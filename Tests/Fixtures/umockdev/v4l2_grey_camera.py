@@ -43,6 +43,7 @@ class Camera:
         self.streaming = False
         self.next_at = 0.0
         self.log = open(os.environ.get("V4L2_FAKE_LOG", os.devnull), "w")
+        self.error_frames = {int(n) for n in os.environ.get("V4L2_FAKE_ERROR_FRAMES", "").split(",") if n.strip()}
 
     def handle(self, handler, client):
         req = client.get_request()
@@ -125,7 +126,9 @@ class Camera:
                 f.flush()
                 os.fsync(f.fileno())
             now = time.time()
-            d.update(0, struct.pack("<IIIII", index, 1, SIZE, 0x1, 1))
+            # V4L2_BUF_FLAG_MAPPED, plus V4L2_BUF_FLAG_ERROR on the frames V4L2_FAKE_ERROR_FRAMES names.
+            flags = 0x1 | (0x40 if self.produced in self.error_frames else 0)
+            d.update(0, struct.pack("<IIIII", index, 1, SIZE, flags, 1))
             d.update(24, struct.pack("<qq", int(now), int((now % 1) * 1e6)))
             d.update(56, struct.pack("<I", self.produced))
             return done()
