@@ -52,5 +52,7 @@ let package = Package(
         // btsnoop captures read back (tests and tooling).
         fuzzTarget("btsnoop", [transports]),
         fuzzTarget("v4l2", [product("Capture")]),
+        // What a driver says about a dequeued buffer (plane count, bytes used, data offset).
+        fuzzTarget("v4l2-dequeue", [product("Capture")]),
     ]
 )
