@@ -21,8 +21,9 @@ import Testing
         var racerPlacements = 0
     }
 
-    /// `place` puts the racer's thing at the path (returns false if the path was taken).
-    static func race(replacing: Bool, place: @escaping @Sendable (String) -> Bool) throws -> Outcome {
+    /// `place` puts the racer's thing, of file type `kind` (S_IFIFO, S_IFLNK), at the path
+    /// (returns false if the path was taken).
+    static func race(replacing: Bool, kind: mode_t, place: @escaping @Sendable (String) -> Bool) throws -> Outcome {
         let directory = "/dev/shm/hwprobe-race-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -39,7 +40,10 @@ import Testing
                 for _ in 0..<Int.random(in: 0..<3000, using: &jitter) where stop.load(ordering: .relaxed) { break }
                 guard place(path) else { continue }
                 var placed = stat()
-                guard lstat(path, &placed) == 0 else { continue }
+                // Placing and looking are two steps: with --force the writer may have swapped the
+                // racer's thing out in between (and will swap it back), so what the racer sees
+                // must be its own kind of thing for the round to count.
+                guard lstat(path, &placed) == 0, placed.st_mode & S_IFMT == kind else { continue }
                 placements.wrappingAdd(1, ordering: .relaxed)
                 turn.withLock { _ in
                     // Between two writes: the racer's entry must be where it left it.
@@ -76,7 +80,7 @@ import Testing
 
     /// Without --force, a symbolic link that appears after the check is never replaced.
     @Test func aSymlinkThatAppearsMeanwhileIsNeverReplaced() throws {
-        let outcome = try Self.race(replacing: false) { path in symlink("/nonexistent/elsewhere", path) == 0 }
+        let outcome = try Self.race(replacing: false, kind: S_IFLNK) { path in symlink("/nonexistent/elsewhere", path) == 0 }
         #expect(outcome.written > 0 && outcome.racerPlacements > 0, "both sides got their turns")
         #expect(outcome.replacedTheRacersThing == 0, "a symlink put there meanwhile was replaced \(outcome.replacedTheRacersThing) times")
     }
@@ -84,7 +88,7 @@ import Testing
     /// With --force, only a regular file is replaced: a FIFO (or a device) that appears after the
     /// check stays where it is.
     @Test func withForceAFIFOThatAppearsMeanwhileIsNeverReplaced() throws {
-        let outcome = try Self.race(replacing: true) { path in mkfifo(path, 0o600) == 0 }
+        let outcome = try Self.race(replacing: true, kind: S_IFIFO) { path in mkfifo(path, 0o600) == 0 }
         #expect(outcome.written > 0 && outcome.racerPlacements > 0, "both sides got their turns")
         #expect(outcome.replacedTheRacersThing == 0, "a FIFO put there meanwhile was replaced \(outcome.replacedTheRacersThing) times")
     }
