@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <pthread.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -470,5 +471,15 @@ int hal_disable_core_dumps(void) {
     struct rlimit none = { 0, 0 };
     if (setrlimit(RLIMIT_CORE, &none) < 0) return -errno;
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) return -errno;
+    return 0;
+}
+
+int hal_thread_become_idle(const char *name) {
+    (void)prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+    struct sched_param parameters = { .sched_priority = 0 };
+    // Linux schedules threads: pid 0 is the calling thread alone (sched(7)), and so is `who` 0
+    // for setpriority under NPTL (setpriority(2), NOTES).
+    if (sched_setscheduler(0, SCHED_IDLE, &parameters) == 0) return 2;
+    if (setpriority(PRIO_PROCESS, 0, 19) == 0) return 1;
     return 0;
 }

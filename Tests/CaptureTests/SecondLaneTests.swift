@@ -16,15 +16,15 @@ import Testing
         let waitedInVain = Mutex(false)
 
         func decode(_ frame: GrayFrame) -> [DecodedSymbol] {
-            let (symbols, second) = decodeFirst(frame)
-            return symbols + (second?() ?? [])
+            let answer = decodeFirst(frame)
+            return answer.symbols + (answer.second?() ?? [])
         }
 
-        func decodeFirst(_ frame: GrayFrame) -> (symbols: [DecodedSymbol], second: (@Sendable () -> [DecodedSymbol])?) {
+        func decodeFirst(_ frame: GrayFrame) -> FirstLaneAnswer {
             let first = [DecodedSymbol(text: "\(frame.sequence)")]
             if frame.sequence == 2 { frameTwoAnswered.signal() }
-            guard frame.sequence == 0 else { return (first, nil) }
-            return (first, { [self] in
+            guard frame.sequence == 0 else { return FirstLaneAnswer(symbols: first) }
+            return FirstLaneAnswer(symbols: first, second: { [self] in
                 if frameTwoAnswered.wait(timeout: .now() + 10) == .timedOut { waitedInVain.withLock { $0 = true } }
                 return [DecodedSymbol(text: "late")]
             })

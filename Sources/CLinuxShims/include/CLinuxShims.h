@@ -174,5 +174,9 @@ long hal_write_all(int fd, const void *bytes, size_t count);
 /// prctl(PR_SET_DUMPABLE, 0) and RLIMIT_CORE 0 (soft and hard): no core file and no ptrace by
 /// other users while secrets are in memory.
 int hal_disable_core_dumps(void);
+/// For the calling thread only: its name (at most 15 bytes, as `top -H` shows it), then the
+/// SCHED_IDLE policy, or nice 19 when that is refused. Returns 2 for SCHED_IDLE, 1 for nice 19,
+/// 0 when neither could be set.
+int hal_thread_become_idle(const char *name);
 
 #endif

@@ -78,37 +78,43 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
     }
 
     public func decode(_ frame: GrayFrame) -> [DecodedSymbol] {
-        let (symbols, second) = decodeFirst(frame)
-        return symbols + (second?() ?? [])
+        let answer = decodeFirst(frame)
+        return answer.symbols + (answer.second?() ?? [])
     }
 
     /// zxing's answer now, and zbar's turn (when the arrangement gives it one) as work to run
     /// apart: `DecodingPipeline` runs it on a second lane, so a frame zxing reads is never kept
     /// waiting behind zbar. The work returns only what zbar adds.
-    public func decodeFirst(_ frame: GrayFrame) -> (symbols: [DecodedSymbol], second: (@Sendable () -> [DecodedSymbol])?) {
+    public func decodeFirst(_ frame: GrayFrame) -> FirstLaneAnswer {
         let located: [(symbol: DecodedSymbol, region: FrameRegion)]
         let zbar = zbar
         do { located = try zxing.located(in: frame) } catch {
             // zxing could not look at this frame at all (malformed, out of memory): zbar may still.
-            return ([], { zbar.decode(frame) })
+            return FirstLaneAnswer(symbols: [], second: { zbar.decode(frame) })
         }
         let symbols = located.map(\.symbol)
+        let read = located.map(\.region)
         switch fallback {
         case .always:
-            return symbols.isEmpty ? ([], { zbar.decode(frame) }) : (symbols, nil)
+            return symbols.isEmpty ? FirstLaneAnswer(symbols: [], second: { zbar.decode(frame) })
+                : FirstLaneAnswer(symbols: symbols, sighting: Sighting(regions: read, read: read))
         case .whenHinted:
-            if !symbols.isEmpty { return (symbols, nil) }
-            guard !CodeRegions.find(in: frame, limit: 1).isEmpty else { return ([], nil) }
-            return ([], { zbar.decode(frame) })
+            if !symbols.isEmpty { return FirstLaneAnswer(symbols: symbols, sighting: Sighting(regions: read, read: read)) }
+            let regions = CodeRegions.find(in: frame, limit: 1)
+            guard !regions.isEmpty else { return FirstLaneAnswer(symbols: [], sighting: Sighting(regions: [], read: [])) }
+            return FirstLaneAnswer(symbols: [], second: { zbar.decode(frame) }, sighting: Sighting(regions: regions, read: []))
         case .byEvidence:
             let regions = CodeRegions.find(in: frame, limit: 3)
-            guard let asked = evidence.zbarWanted(regions: regions, read: located.map(\.region)) else { return (symbols, nil) }
+            let sighting = Sighting(regions: regions, read: read)
+            guard let asked = evidence.zbarWanted(regions: regions, read: read) else {
+                return FirstLaneAnswer(symbols: symbols, sighting: sighting)
+            }
             let evidence = evidence
-            return (symbols, {
+            return FirstLaneAnswer(symbols: symbols, second: {
                 let more = zbar.decode(frame).filter { !symbols.contains($0) }
                 evidence.zbarRan(on: asked, readSomething: !more.isEmpty)
                 return more
-            })
+            }, sighting: sighting)
         }
     }
 
@@ -172,7 +178,7 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
 
 extension FrameRegion {
     /// Whether the two share at least a quarter of the smaller one's area.
-    func overlaps(_ other: FrameRegion) -> Bool {
+    public func overlaps(_ other: FrameRegion) -> Bool {
         let width = min(x + self.width, other.x + other.width) - max(x, other.x)
         let height = min(y + self.height, other.y + other.height) - max(y, other.y)
         guard width > 0, height > 0 else { return false }

@@ -18,6 +18,9 @@ import Synchronization
 /// - The stream ends when the camera's stream ends (after a second opinion under way), with the
 ///   camera's error if it failed.
 ///
+/// `latestGlimpse` is the newest decoded frame with where codes were seen and read, for a live
+/// preview to draw when it has time.
+///
 /// `stats` reports how many frames were decoded, how many the camera dropped in between (gaps in
 /// `sequence`), and the latency from a frame reaching the pipeline to its decode being done,
 /// measured on the injected clock.
@@ -30,6 +33,7 @@ public final class DecodingPipeline: CodeSource {
     private let secondQueue: DispatchQueue
     private let secondLane = Mutex<(busy: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
     private let statistics = Mutex(Stats())
+    private let glimpse = Mutex<PipelineGlimpse?>(nil)
 
     public struct Stats: Sendable, Hashable {
         public var framesDecoded: UInt64 = 0
@@ -95,6 +99,9 @@ public final class DecodingPipeline: CodeSource {
     /// What has been decoded so far (across every `codes()` stream of this pipeline).
     public var stats: Stats { statistics.withLock { $0 } }
 
+    /// The newest decoded frame and what came of it; nil before the first decode.
+    public var latestGlimpse: PipelineGlimpse? { glimpse.withLock { $0 } }
+
     public func codes() -> AsyncThrowingStream<DecodedFrame, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DecodedFrame.self)
         let camera = camera
@@ -118,9 +125,13 @@ public final class DecodingPipeline: CodeSource {
             for try await frame in frames {
                 if Task.isCancelled { break }
                 let arrived = clock.now
-                let (symbols, second) = await decodeOnQueue(frame)
+                let (symbols, second, sighting) = await decodeOnQueue(frame)
                 let latency = arrived.duration(to: clock.now)
                 record(frame: frame, previous: previous, symbols: symbols, latency: latency)
+                glimpse.withLock { latest in
+                    latest = PipelineGlimpse(frame: frame, symbolCount: symbols.count, sighting: sighting,
+                                             number: (latest?.number ?? 0) + 1)
+                }
                 previous = frame.sequence
                 continuation.yield(DecodedFrame(sequence: frame.sequence, timestamp: frame.timestamp, symbols: symbols))
                 if let second { await runSecond(second, of: frame, arrived: arrived, clock: clock, into: continuation) }
@@ -136,15 +147,17 @@ public final class DecodingPipeline: CodeSource {
         await camera.stop()
     }
 
-    private func decodeOnQueue(_ frame: GrayFrame) async -> ([DecodedSymbol], (@Sendable () -> [DecodedSymbol])?) {
+    private typealias FirstAnswer = ([DecodedSymbol], (@Sendable () -> [DecodedSymbol])?, Sighting?)
+
+    private func decodeOnQueue(_ frame: GrayFrame) async -> FirstAnswer {
         let decoder = decoder
-        return await withCheckedContinuation { (result: CheckedContinuation<([DecodedSymbol], (@Sendable () -> [DecodedSymbol])?), Never>) in
+        return await withCheckedContinuation { (result: CheckedContinuation<FirstAnswer, Never>) in
             queue.async {
                 if let laned = decoder as? any TwoLaneDecoder {
-                    let (symbols, second) = laned.decodeFirst(frame)
-                    result.resume(returning: (symbols, second))
+                    let answer = laned.decodeFirst(frame)
+                    result.resume(returning: (answer.symbols, answer.second, answer.sighting))
                 } else {
-                    result.resume(returning: (decoder.decode(frame), nil))
+                    result.resume(returning: (decoder.decode(frame), nil, nil))
                 }
             }
         }
@@ -195,7 +208,13 @@ public final class DecodingPipeline: CodeSource {
                 s.secondRuns += 1
                 s.secondMaximumLatency = max(s.secondMaximumLatency, latency)
             }
-            if !more.isEmpty { continuation.yield(DecodedFrame(sequence: sequence, timestamp: timestamp, symbols: more)) }
+            if !more.isEmpty {
+                // Still the newest frame: the preview counts what the second lane read in it too.
+                glimpse.withLock { latest in
+                    if latest?.frame.sequence == sequence { latest?.symbolCount += more.count }
+                }
+                continuation.yield(DecodedFrame(sequence: sequence, timestamp: timestamp, symbols: more))
+            }
             giveBackSecondLane()
         }
     }

@@ -77,7 +77,7 @@ enum Commands {
                         Example(line: "hwprobe scan --hci hci:0 --mirror E1:5C:3B:4F:2A:01 --height-cm 182 --haptics usb:045e:028e",
                                 what: "one mirror on a real controller, with the cues on an Xbox 360 pad"),
                     ]),
-        CommandSpec(name: "import", synopsis: "hwprobe import --camera URI [--password-file FILE] --out FILE [--force] [--timeout S] [--allow-slow-kdf] [--haptics URI] [--json]",
+        CommandSpec(name: "import", synopsis: "hwprobe import --camera URI [--password-file FILE] --out FILE [--force] [--timeout S] [--allow-slow-kdf] [--no-preview] [--haptics URI] [--json]",
                     summary: "Scan a VB1 backup's codes from a camera, decrypt it and write the plaintext (mode 0600).",
                     options: [OptionSpec(name: "--camera", valueName: "URI", help: "v4l2:/dev/videoN, file:PATH[?pace=max] or sim:", value: .deviceURI(.camera)),
                               OptionSpec(name: "--password-file", valueName: "FILE", help: "read the password from FILE instead of asking", value: .file),
@@ -85,6 +85,7 @@ enum Commands {
                               OptionSpec(name: "--force", help: "replace an existing --out (only on success)"),
                               OptionSpec(name: "--timeout", valueName: "S", help: "give up when no new code arrives for S seconds (default 120 when unattended)"),
                               OptionSpec(name: "--allow-slow-kdf", help: "derive the key even when that would take more than 30 s here (asked at a terminal, else refused)"),
+                              OptionSpec(name: "--no-preview", help: "do not draw the camera's view beside the screen (it is drawn only on a terminal, from idle CPU time)"),
                               haptics, json],
                     required: ["--camera", "--out"],
                     examples: [

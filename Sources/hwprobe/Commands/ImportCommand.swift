@@ -78,7 +78,7 @@ struct ImportCommand: Sendable {
         do {
             scan = try await scanCodes(from: uri, clock: clock, motion: motion, unattended: unattended,
                                        idleLimit: requestedIdleLimit ?? (unattended ? Self.unattendedIdleLimit : nil),
-                                       presenter: presenter, cancelPhase: cancelPhase)
+                                       presenter: presenter, cancelPhase: cancelPhase, preview: !invocation.has("--no-preview"))
         } catch {
             if invocation.has("--verbose") { reportPipelines() }
             await presenter.finish()
@@ -168,8 +168,16 @@ struct ImportCommand: Sendable {
     /// person carries on with it or another camera, the codes so far kept.
     private func scanCodes(from uri: DeviceURI, clock: any Clock<Duration>, motion: MotionSettings, unattended: Bool,
                            idleLimit: Duration?, presenter: FlowPresenter,
-                           cancelPhase: PhaseCanceller) async throws(CLIFailure) -> ScanEnd {
+                           cancelPhase: PhaseCanceller, preview: Bool) async throws(CLIFailure) -> ScanEnd {
         let source = try await codeSource(for: uri, clock: clock)
+        // The camera's view beside the screen, while the codes are scanned (a terminal only).
+        let previewing: Task<Void, Never>? = if preview && presenter.drawsPreview {
+            Task { [pipelines] in
+                await CameraPreviewLoop(presenter: presenter, clock: clock, style: presenter.previewStyle,
+                                        pipeline: { pipelines.withLock { $0.last } }).run()
+            }
+        } else { nil }
+        defer { previewing?.cancel() }
         let importer = BackupImportFlow(codes: source, clock: clock, motion: motion, unattended: unattended, idleLimit: idleLimit)
         let cameraChoice = AsyncStream.makeStream(of: String?.self)
         cancelPhase.begin { importer.cancel(); cameraChoice.continuation.yield(nil) }

@@ -74,6 +74,21 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         var controls = Controls()
         var started = false
         var closed = false
+        /// The camera preview, while one is shown (`beginPreview`).
+        var preview: PreviewState?
+        /// The claim that may draw it, and how many were made.
+        var previewClaim: Int?
+        var previewClaims = 0
+    }
+
+    /// The camera preview's part of the screen.
+    private struct PreviewState {
+        /// The camera's width over its height.
+        var aspect: Double
+        /// Where the last paint put it (nil: no room on this terminal).
+        var layout: PreviewLayout?
+        /// The rows drawn for a layout; shown only while the layout is still the same.
+        var shown: (layout: PreviewLayout, rows: [String])?
     }
 
     private let state: Mutex<State>
@@ -226,6 +241,67 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         if changed { repaint() }
     }
 
+    // MARK: Camera preview
+
+    /// Whether a preview can be drawn at all: only on the alternate screen of a terminal.
+    var drawsPreview: Bool { drawsScreen }
+
+    /// The preview's colours follow the screen's (`--no-color`, `NO_COLOR`, `COLORTERM`).
+    var previewStyle: CameraPreview.Style {
+        state.withLock { CameraPreview.Style(color: !$0.renderer.noColor, trueColor: $0.renderer.trueColor) }
+    }
+
+    /// A preview's claim on the screen: calls with an ended claim change nothing, so a preview
+    /// still finishing a picture after it was ended cannot bring itself back.
+    struct PreviewClaim: Hashable, Sendable {
+        fileprivate let number: Int
+    }
+
+    /// Starts a preview's claim; nothing is drawn until `beginPreview`.
+    func claimPreview() -> PreviewClaim {
+        state.withLock { s in
+            s.previewClaims += 1
+            s.preview = nil
+            s.previewClaim = s.previewClaims
+            return PreviewClaim(number: s.previewClaims)
+        }
+    }
+
+    /// Makes room for a camera preview of a camera `aspect` times as wide as it is tall (beside or
+    /// above the frame, as the terminal allows); the rows come with `showPreview`.
+    func beginPreview(_ claim: PreviewClaim, aspect: Double) {
+        guard drawsScreen, aspect.isFinite, aspect > 0 else { return }
+        let changed = state.withLock { s -> Bool in
+            guard s.previewClaim == claim.number, s.preview?.aspect != aspect else { return false }
+            s.preview = PreviewState(aspect: aspect)
+            return true
+        }
+        if changed { repaint() }
+    }
+
+    /// The preview's place and size as last painted: what `showPreview` rows must be made for.
+    var previewLayout: PreviewLayout? { state.withLock { $0.preview?.layout } }
+
+    /// Draws `rows` (made for `layout`) as the preview, unless the layout has changed since.
+    func showPreview(_ claim: PreviewClaim, rows: [String], for layout: PreviewLayout) {
+        let changed = state.withLock { s -> Bool in
+            guard s.previewClaim == claim.number, s.preview != nil, s.preview?.layout == layout else { return false }
+            s.preview?.shown = (layout, rows)
+            return true
+        }
+        if changed { repaint() }
+    }
+
+    /// Takes the preview away for good; the frame gets the whole terminal again.
+    func endPreview(_ claim: PreviewClaim) {
+        let had = state.withLock { s -> Bool in
+            guard s.previewClaim == claim.number else { return false }
+            defer { s.preview = nil; s.previewClaim = nil }
+            return s.preview != nil
+        }
+        if had { repaint() }
+    }
+
     /// While a flow waits with a deadline, the status line says for what and how long is left,
     /// once a second on the flow's clock (hwprobe-cli.md: any wait over a second says so).
     private func countDown(_ what: String?, limit: Duration) {
@@ -290,6 +366,8 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             s.typed.wipe()
             guard drawn, s.started else { return ([], []) }
             var last: [String] = []
+            s.preview = nil
+            if let columns = terminal?.size.columns { s.renderer.width = max(TerminalRenderer.minimumWidth, columns) }
             if var plain = s.screen {
                 switch plain.content {
                 case .actions, .passwordField: plain.content = .none
@@ -439,7 +517,13 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         let bytes = state.withLock { s -> String in
             guard s.started, !s.closed else { return "" }
             if full { s.painter.invalidate() }
-            s.renderer.width = max(TerminalRenderer.minimumWidth, size.columns)
+            let fullWidth = max(TerminalRenderer.minimumWidth, size.columns)
+            s.renderer.width = fullWidth
+            var layout: PreviewLayout?
+            if let preview = s.preview, let beside = PreviewLayout.beside(size: size, aspect: preview.aspect) {
+                layout = beside
+                s.renderer.width = max(TerminalRenderer.minimumWidth, size.columns - beside.columns - PreviewLayout.gap - 1)
+            }
             var frame: [String] = []
             var hints: String?
             if let screen = s.screen {
@@ -448,7 +532,18 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                 frame = s.renderer.frame(for: shown, focus: interactive && !Self.choiceIDs(shown.content).isEmpty ? s.focus : nil, typing: typing)
                 hints = interactive ? keyHints(for: shown, focus: s.focus, controls: s.controls) : nil
             }
-            let renderer = s.renderer
+            if let preview = s.preview {
+                if layout == nil { layout = PreviewLayout.above(size: size, frameRows: frame.count, aspect: preview.aspect) }
+                s.preview?.layout = layout
+                if let layout {
+                    // Until rows for this layout come, the room stays blank (the frame does not jump).
+                    let rows = preview.shown.flatMap { $0.layout == layout ? $0.rows : nil }
+                        ?? Array(repeating: "", count: layout.rows)
+                    frame = Self.placing(rows, layout: layout, beside: frame, columns: size.columns)
+                }
+            }
+            var renderer = s.renderer
+            renderer.width = fullWidth
             let quiet = { (text: String) in renderer.quietLine(TextLayout.truncate(text, width: renderer.width)) }
             let rows = ScreenPainter.layout(frame: frame, logs: s.logs.map(quiet), status: s.status.map(quiet),
                                             hints: hints.map { renderer.quietLine(renderer.centred(TextLayout.truncate($0, width: renderer.width))) },
@@ -456,6 +551,23 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             return s.painter.paint(rows, size: size)
         }
         if !bytes.isEmpty { console.out(bytes) }
+    }
+
+    /// The frame's rows with the preview's: each frame row then the preview row at the preview's
+    /// column (beside), or the preview centred over the frame with a blank row between (above).
+    static func placing(_ preview: [String], layout: PreviewLayout, beside frame: [String], columns: Int) -> [String] {
+        switch layout.placement {
+        case .beside:
+            let column = columns - layout.columns
+            return (0..<max(frame.count, preview.count)).map { index in
+                let left = index < frame.count ? frame[index] : ""
+                guard index < preview.count else { return left }
+                return left + TerminalRenderer.ANSI.clearToEndOfLine + TerminalRenderer.ANSI.escape + "\(column)G" + preview[index]
+            }
+        case .above:
+            let margin = String(repeating: " ", count: max(0, (columns - layout.columns) / 2))
+            return preview.map { margin + $0 } + [""] + frame
+        }
     }
 
     /// The screen as drawn here: without actions when nobody can press them.
