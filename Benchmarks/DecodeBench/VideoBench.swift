@@ -16,6 +16,9 @@ import MediaSupport
 /// - the same decoder in this process on every frame: which of the shown codes it reads at all;
 /// - at the video's own pace (`file:VIDEO`, 720p only unless `--paced-all`): the decode latency's
 ///   p99 and the frames skipped while the decoder was behind, from the same `-v` account.
+/// - at a terminal (720p, the default arrangement, paced): the same import in a 120×36
+///   pseudo-terminal (`script`), with the camera preview drawn and with `--no-preview`, for what
+///   the preview costs and whether decoding notices it.
 /// The C loop is zbar_scan_image on each frame once (CPU of this thread).
 enum VideoBench {
     struct Spec {
@@ -36,6 +39,7 @@ enum VideoBench {
         var framesDecoded: Int
         var completed: Bool
         var p99Milliseconds: Double?
+        var p50Milliseconds: Double? = nil
         var secondMaxMilliseconds: Double?
         var skipped: Int
         var failure: String?
@@ -47,6 +51,8 @@ enum VideoBench {
         var net: Double?
         var inProcessCPU: Double
         var readAlone: Set<String>
+        /// The hard showings (far, faint, glare) during which this decoder alone read the code shown.
+        var hardRead: Set<Int> = []
         var paced: ProcessRun?
     }
 
@@ -91,9 +97,17 @@ enum VideoBench {
                 FileHandle.standardError.write(Data("decode-bench: \(spec.name) \(name)\n".utf8))
                 let decoder = try CodeDecoders.decoder(named: name)
                 var readAlone = Set<String>()
+                var hardRead = Set<Int>()
+                let shotOf = video.shotOfEachFrame
                 let start = threadCPUNanoseconds()
-                for frame in frames {
-                    for symbol in decoder.decode(frame) { readAlone.insert(String(decoding: symbol.bytes, as: UTF8.self)) }
+                for (index, frame) in frames.enumerated() {
+                    for symbol in decoder.decode(frame) {
+                        let text = String(decoding: symbol.bytes, as: UTF8.self)
+                        readAlone.insert(text)
+                        if index < shotOf.count, case let shot = video.shots[shotOf[index]], shot.difficulty != .plain, shot.text == text {
+                            hardRead.insert(shotOf[index])
+                        }
+                    }
                 }
                 let inProcess = Double(threadCPUNanoseconds() - start) / 1e9 / Double(max(1, frames.count))
                 let full = importRun(hwprobe, video: "file:\(path)?pace=max", decoder: name, password: passwordFile, directory: directory)
@@ -104,9 +118,18 @@ enum VideoBench {
                 }
                 let paced = (pacedAll || spec.height == 720)
                     ? importRun(hwprobe, video: "file:\(path)", decoder: name, password: passwordFile, directory: directory) : nil
-                rows.append(Row(arrangement: name, full: full, net: net, inProcessCPU: inProcess, readAlone: readAlone, paced: paced))
+                rows.append(Row(arrangement: name, full: full, net: net, inProcessCPU: inProcess, readAlone: readAlone, hardRead: hardRead,
+                                paced: paced))
             }
             report(spec: spec, video: video, frames: frames.count, cLoop: cLoop, rows: rows, codes: codes)
+            if spec.height == 720, arrangements.contains(CodeDecoders.defaultName) {
+                FileHandle.standardError.write(Data("decode-bench: \(spec.name) at a terminal, with and without the preview\n".utf8))
+                let name = CodeDecoders.defaultName
+                let shown = importRun(hwprobe, video: "file:\(path)", decoder: name, password: passwordFile, directory: directory, terminal: true)
+                let hidden = importRun(hwprobe, video: "file:\(path)", decoder: name, password: passwordFile, directory: directory, terminal: true,
+                                       extra: ["--no-preview"])
+                reportTerminal(name: name, video: video, shown: shown, hidden: hidden)
+            }
         }
     }
 
@@ -148,18 +171,32 @@ enum VideoBench {
     }
 
     /// One `hwprobe import` run; its CPU from RUSAGE_CHILDREN around the wait (Foundation reaps it).
-    static func importRun(_ hwprobe: String, video: String, decoder: String, password: String, directory: String) -> ProcessRun {
+    /// With `terminal`, the run is in a 120×36 pseudo-terminal made by util-linux `script`, where
+    /// the screen (and the preview) is drawn; its CPU then includes `script`'s own copying.
+    static func importRun(_ hwprobe: String, video: String, decoder: String, password: String, directory: String,
+                          terminal: Bool = false, extra: [String] = []) -> ProcessRun {
         let out = "\(directory)/out-\(UUID().uuidString).json"
         defer { try? FileManager.default.removeItem(atPath: out) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: hwprobe)
-        process.arguments = ["import", "-v", "--camera", video, "--password-file", password, "--out", out, "--json", "--timeout", "60"]
+        let arguments = ["import", "-v", "--camera", video, "--password-file", password, "--out", out, "--timeout", "60"]
+            + (terminal ? [] : ["--json"]) + extra
         var environment = ProcessInfo.processInfo.environment
         environment["HWPROBE_DECODER"] = decoder
-        process.environment = environment
         let errors = Pipe()
+        if terminal {
+            func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            process.arguments = ["-q", "-e", "-c", "stty cols 120 rows 36 && exec " + ([hwprobe] + arguments).map(quoted).joined(separator: " "), "/dev/null"]
+            environment["TERM"] = "xterm-256color"
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = errors
+        } else {
+            process.executableURL = URL(fileURLWithPath: hwprobe)
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+        }
+        process.environment = environment
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
         let before = childrenCPUSeconds()
         do { try process.run() } catch {
             return ProcessRun(cpuSeconds: 0, framesDecoded: 0, completed: false, p99Milliseconds: nil, secondMaxMilliseconds: nil, skipped: 0,
@@ -168,15 +205,32 @@ enum VideoBench {
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let cpu = childrenCPUSeconds() - before
-        let line = text.split(separator: "\n").first { $0.hasPrefix("camera ") } ?? ""
+        let line = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).last { $0.hasPrefix("camera ") } ?? ""
         func number(_ pattern: Regex<(Substring, Substring)>) -> Double? {
             line.firstMatch(of: pattern).flatMap { Double($0.1) }
         }
         return ProcessRun(cpuSeconds: cpu, framesDecoded: Int(number(/: (\d+) frames decoded/) ?? 0),
                           completed: process.terminationStatus == 0, p99Milliseconds: number(/p99 ([\d.]+) ms/),
+                          p50Milliseconds: number(/p50 ([\d.]+) ms/),
                           secondMaxMilliseconds: number(/the slowest done ([\d.]+) ms/),
                           skipped: Int(number(/with codes, (\d+) skipped/) ?? 0),
                           failure: process.terminationStatus == 0 ? nil : String(text.split(separator: "\n").last ?? "exit \(process.terminationStatus)"))
+    }
+
+    static func reportTerminal(name: String, video: CameraVideo, shown: ProcessRun, hidden: ProcessRun) {
+        func describe(_ run: ProcessRun) -> String {
+            guard run.completed else { return "failed (\(run.failure ?? "?"))" }
+            return String(format: "decode p50 %.1f ms, p99 %.1f ms, %d frames decoded, %d skipped, %.2f s CPU",
+                          run.p50Milliseconds ?? .nan, run.p99Milliseconds ?? .nan, run.framesDecoded, run.skipped, run.cpuSeconds)
+        }
+        print("at a 120×36 terminal, paced (\(name)): with the preview: \(describe(shown))")
+        print("at a 120×36 terminal, paced (\(name)): --no-preview:     \(describe(hidden))")
+        if shown.completed, hidden.completed {
+            let seconds = Double(shown.framesDecoded + shown.skipped) / Double(video.framesPerSecond)
+            print(String(format: "the preview's cost: %.1f ms CPU per second of video (%.2f × the run without it); p99 %+.1f ms",
+                         (shown.cpuSeconds - hidden.cpuSeconds) / max(0.001, seconds) * 1000, shown.cpuSeconds / max(0.001, hidden.cpuSeconds),
+                         (shown.p99Milliseconds ?? 0) - (hidden.p99Milliseconds ?? 0)))
+        }
     }
 
     static func childrenCPUSeconds() -> Double {
@@ -190,7 +244,16 @@ enum VideoBench {
         let union = rows.reduce(Set<String>()) { $0.union($1.readAlone) }.intersection(shown)
         print("")
         print("\(spec.name): \(frames) frames (\(video.shots.count) shots), C zbar loop \(String(format: "%.2f", cLoop * 1000)) ms/frame")
+        let hardShots = video.shots.indices.filter { video.shots[$0].difficulty != .plain }
+        func hardSummary(_ read: Set<Int>) -> String {
+            let kinds = CameraVideo.Difficulty.allCases.filter { $0 != .plain }.map { kind -> String in
+                let of = hardShots.filter { video.shots[$0].difficulty == kind }
+                return "\(kind.rawValue) \(of.filter(read.contains).count)/\(of.count)"
+            }
+            return "\(read.count)/\(hardShots.count) (" + kinds.joined(separator: ", ") + ")"
+        }
         let headers = ["arrangement", "ms/frame", "× C loop", "net ms/frame", "net × C", "frames to set", "decode only ms", "codes read alone",
+                       "hard shots read",
                        "paced p99", "paced 2nd lane max", "paced skipped"]
         var table: [[String]] = []
         for row in rows {
@@ -205,6 +268,7 @@ enum VideoBench {
                 row.full.completed ? String(row.full.framesDecoded) : "never (\(row.full.failure ?? "?"))",
                 String(format: "%.2f", row.inProcessCPU * 1000),
                 "\(read.count)/\(shown.count)" + (read == union ? "" : " (misses \(union.subtracting(read).count) another read)"),
+                hardSummary(row.hardRead),
                 row.paced.map { $0.p99Milliseconds.map { String(format: "%.1f ms", $0) } ?? "–" } ?? "",
                 row.paced.map { $0.secondMaxMilliseconds.map { String(format: "%.1f ms", $0) } ?? "–" } ?? "",
                 row.paced.map { String($0.skipped) } ?? "",
@@ -223,7 +287,8 @@ enum VideoBench {
         var json: [String: Any] = ["video": spec.name, "frames": frames, "cLoopMs": cLoop * 1000]
         json["arrangements"] = rows.map { row -> [String: Any] in
             var entry: [String: Any] = ["name": row.arrangement, "framesToSet": row.full.completed ? row.full.framesDecoded : -1,
-                                        "codesReadAlone": row.readAlone.intersection(shown).count]
+                                        "codesReadAlone": row.readAlone.intersection(shown).count,
+                                        "hardShotsRead": row.hardRead.count, "hardShots": hardShots.count]
             if row.full.framesDecoded > 0 { entry["msPerFrame"] = row.full.cpuSeconds / Double(row.full.framesDecoded) * 1000 }
             if let net = row.net { entry["netMsPerFrame"] = net * 1000; entry["netOverCLoop"] = net / cLoop }
             if let p99 = row.paced?.p99Milliseconds { entry["pacedP99Ms"] = p99 }

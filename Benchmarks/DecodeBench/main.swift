@@ -35,6 +35,8 @@ struct Options {
     var videoDirectory = ".build/bench-video"
     var videoCodes = 6
     var pacedAll = false
+    /// `--crop-study`: zbar on region crops against the whole frame, on the `--video` videos.
+    var cropStudy = false
     var arrangements = ["zbar", "zxing", CodeDecoders.hintedName, CodeDecoders.defaultName]
 
     static let usage = """
@@ -55,6 +57,7 @@ struct Options {
           --codes      codes in the videos' backup (default 6)
           --arrangements  decoders --video compares (default zbar,zxing,\(CodeDecoders.hintedName),\(CodeDecoders.defaultName))
           --paced-all  run every video at its own pace too (default: 720p only)
+          --crop-study zbar on code-like regions' crops against the whole frame, on the --video videos (drawn by --video first)
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -84,6 +87,7 @@ struct Options {
             case "--codes": options.videoCodes = positive(flag)
             case "--arrangements": options.arrangements = value(flag).split(separator: ",").map(String.init)
             case "--paced-all": options.pacedAll = true
+            case "--crop-study": options.cropStudy = true
             case "-h", "--help":
                 print(usage)
                 exit(0)
@@ -180,6 +184,16 @@ func padded(_ text: String, _ width: Int) -> String {
 // MARK: run
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+if options.cropStudy {
+    do {
+        let paths = VideoBench.specs.map { "\(options.videoDirectory)/v\(CameraVideo.version)-seed\(options.seed)-\(options.videoCodes)codes-\($0.name).y4m" }
+        try CropStudy.run(paths: paths.filter { FileManager.default.fileExists(atPath: $0) })
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("decode-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
 if options.video {
     do {
         try VideoBench.run(seed: options.seed, codes: options.videoCodes, hwprobe: options.hwprobe, directory: options.videoDirectory,

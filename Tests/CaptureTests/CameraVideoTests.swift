@@ -1,6 +1,6 @@
 import Capture
 import HAL
-import MediaSupport
+@testable import MediaSupport
 import Testing
 
 /// The decode benchmark's camera-like videos (MediaSupport's CameraVideo): a story that shows
@@ -17,6 +17,25 @@ import Testing
             #expect(video.shots.first?.text == nil, "a look at the desk before the first code")
             #expect(video.frameCount == video.shots.reduce(0) { $0 + $1.moveFrames + $1.holdFrames })
         }
+    }
+
+    /// Every code has an ordinary showing (the set can be completed from those alone); hard
+    /// showings come on top, each kind in some seed, and are drawn as their kind says.
+    @Test func hardShowingsComeOnTopOfOrdinaryOnes() throws {
+        var kinds = Set<CameraVideo.Difficulty>()
+        for seed in 1...20 {
+            let video = CameraVideo(codes: Self.codes, strays: Self.strays, width: 320, height: 240, framesPerSecond: 15, seed: UInt64(seed))
+            let plain = Set(video.shots.filter { $0.difficulty == .plain }.compactMap(\.text))
+            #expect(plain == Set(Self.codes + Self.strays), "seed \(seed)")
+            kinds.formUnion(video.shots.map(\.difficulty))
+            #expect(video.shotOfEachFrame.count == video.frameCount)
+        }
+        #expect(kinds == Set(CameraVideo.Difficulty.allCases))
+        // A glare saturates the middle of where it falls and leaves the rest alone.
+        var frame = GrayFrame(width: 64, height: 64, pixels: [UInt8](repeating: 100, count: 64 * 64), timestamp: .zero, sequence: 0)
+        CameraVideo.glare(&frame, centreX: 32, centreY: 32, radius: 16)
+        #expect(frame.pixels[32 * 64 + 32] == 255)
+        #expect(frame.pixels[0] == 100 && frame.pixels[32 * 64 + 50] == 100)
     }
 
     @Test func theSameSeedDrawsTheSamePicturesAndAnotherSeedOthers() throws {

@@ -11,15 +11,32 @@ import HAL
 /// move, the exposure settling) and a *hold* (hand shake of a few pixels and a degree or two, the
 /// card tilted away from the camera, focus hunting at first, light drifting); between some shots
 /// the camera looks at the desk again. Every frame has a little sensor noise.
+///
+/// Besides every code's ordinary showing, some codes are shown once more in a hard way
+/// (`Difficulty`): far from the camera (small), printed faintly (low contrast), or under a glare
+/// that washes out part of the card. So the set can always be completed from the ordinary
+/// showings, and what each decoder makes of the hard ones is counted apart.
 public struct CameraVideo: Sendable {
     /// Changes whenever the same seed would draw other pictures: part of cached files' names.
-    public static let version = 2
+    public static let version = 3
+
+    /// How hard a showing is to read.
+    public enum Difficulty: String, Sendable, Hashable, CaseIterable {
+        case plain
+        /// 12–22 % of the frame's height (2–3 pixels a module at 720p for a VB1 code).
+        case far
+        /// Ink and paper 30–75 levels apart instead of 80–220.
+        case faint
+        /// A bright reflection over a third to a half of the card, saturating at its middle.
+        case glare
+    }
 
     public struct Shot: Sendable, Hashable {
         /// What the card carries, or nil for a look at the desk.
         public var text: String?
         public var moveFrames: Int
         public var holdFrames: Int
+        public var difficulty: Difficulty = .plain
     }
 
     public var width: Int
@@ -45,13 +62,21 @@ public struct CameraVideo: Sendable {
         var order = codes
         for code in codes where random.next(in: 0...99) < 30 { order.append(code) }
         order.append(contentsOf: strays)
-        for index in order.indices.reversed() {
+        var showings = order.map { ($0, Difficulty.plain) }
+        // About half the codes once more, the hard kinds in turn so that each comes up.
+        let hard: [Difficulty] = [.far, .faint, .glare]
+        var turn = random.next(in: 0...2)
+        for code in codes where random.next(in: 0...99) < 50 {
+            showings.append((code, hard[turn % hard.count]))
+            turn += 1
+        }
+        for index in showings.indices.reversed() {
             let other = random.next(in: 0...index)
-            order.swapAt(index, other)
+            showings.swapAt(index, other)
         }
         var shots = [Shot(text: nil, moveFrames: 0, holdFrames: frames(10...20))]
-        for text in order {
-            shots.append(Shot(text: text, moveFrames: frames(3...6), holdFrames: frames(6...12)))
+        for (text, difficulty) in showings {
+            shots.append(Shot(text: text, moveFrames: frames(3...6), holdFrames: frames(6...12), difficulty: difficulty))
             if random.next(in: 0...99) < 25 { shots.append(Shot(text: nil, moveFrames: 0, holdFrames: frames(3...8))) }
         }
         self.shots = shots
@@ -74,14 +99,22 @@ public struct CameraVideo: Sendable {
                 modules = nil
             }
             // Where the card rests, how big, how tilted, in what light.
-            let side = Double(height) * Double(random.next(in: 30...70)) / 100
+            let side = Double(height) * Double(shot.difficulty == .far ? random.next(in: 12...22) : random.next(in: 30...70)) / 100
             let rest = PicturePoint(Double(width) / 2 + Double(random.next(in: -width / 8...width / 8)),
                                     Double(height) / 2 + Double(random.next(in: -height / 12...height / 12)))
             let turn = Double(random.next(in: -12...12))
             let keystone = Double(random.next(in: 0...30)) / 100
             let shear = Double(random.next(in: -8...8)) / 100
             let fromLeft = random.next() % 2 == 0
-            let dark = UInt8(random.next(in: 15...70)), paper = UInt8(random.next(in: 150...235))
+            var dark = UInt8(random.next(in: 15...70)), paper = UInt8(random.next(in: 150...235))
+            if shot.difficulty == .faint {
+                paper = UInt8(random.next(in: 150...200))
+                dark = paper - UInt8(random.next(in: 30...75))
+            }
+            // Where on the card a glare sits (a fraction of the side from its centre) and how wide it is.
+            let glare = shot.difficulty == .glare
+                ? (dx: Double(random.next(in: -25...25)) / 100, dy: Double(random.next(in: -25...25)) / 100,
+                   radius: Double(random.next(in: 30...50)) / 100) : nil
             let card = modules.map { modules in
                 QRFixture.picture(modules, scale: max(2, Int(side) / (modules.count + 8) + 1), dark: dark, light: paper)
             }
@@ -107,6 +140,9 @@ public struct CameraVideo: Sendable {
                                                               degrees: turn + Double(random.next(in: -15...15)) / 10,
                                                               keystone: keystone, shear: shear)
                     PerspectiveWarp.draw(card, onto: &frame, corners: corners)
+                    if let glare {
+                        Self.glare(&frame, centreX: x + glare.dx * side, centreY: rest.y + shakeY + glare.dy * side, radius: glare.radius * side)
+                    }
                     if moving {
                         // The distance moved during the exposure (half the frame interval).
                         let speed = abs(rest.x - start) * 2 * (1 - progress) / Double(max(1, shot.moveFrames))
@@ -186,6 +222,31 @@ public struct CameraVideo: Sendable {
                 }
             }
         }
+    }
+
+    /// A reflection: up to +200 levels at the centre, falling off smoothly to nothing at `radius`.
+    static func glare(_ frame: inout GrayFrame, centreX: Double, centreY: Double, radius: Double) {
+        guard radius >= 1 else { return }
+        let (width, height, stride) = (frame.width, frame.height, frame.stride)
+        let x0 = max(0, Int(centreX - radius)), x1 = min(width - 1, Int(centreX + radius))
+        let y0 = max(0, Int(centreY - radius)), y1 = min(height - 1, Int(centreY + radius))
+        guard x0 <= x1, y0 <= y1 else { return }
+        frame.pixels.withUnsafeMutableBufferPointer { pixels in
+            for y in y0...y1 {
+                for x in x0...x1 {
+                    let (dx, dy) = (Double(x) - centreX, Double(y) - centreY)
+                    let falloff = 1 - (dx * dx + dy * dy) / (radius * radius)
+                    guard falloff > 0 else { continue }
+                    let index = y * stride + x
+                    pixels[index] = UInt8(clamping: Int(pixels[index]) + Int(200 * falloff * falloff))
+                }
+            }
+        }
+    }
+
+    /// Which shot each frame belongs to, in order (for counting what was read during each).
+    public var shotOfEachFrame: [Int] {
+        shots.enumerated().flatMap { index, shot in Array(repeating: index, count: shot.moveFrames + shot.holdFrames) }
     }
 
     /// The sensor: exposure (gain and offset) and ±`noise` of grain.

@@ -92,6 +92,10 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     }
 
     private let state: Mutex<State>
+    /// Held from working out a paint's bytes until they are written, so paints from different
+    /// tasks (a screen, the countdown, the camera preview) reach the terminal in the order their
+    /// differences were computed: the painter's idea of the screen stays the screen's.
+    private let painting = Mutex(())
 
     /// A line of the log area, and where it goes when the terminal is given back.
     private struct LogLine: Sendable {
@@ -360,7 +364,9 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             current.task?.cancel()
         }
         let drawn = drawsScreen
-        let ending = state.withLock { s -> (transcript: [LogLine], last: [String])? in
+        // Under the painting lock: a paint under way is written before the screen is given back,
+        // and none comes after.
+        let ending = painting.withLock { _ in state.withLock { s -> (transcript: [LogLine], last: [String])? in
             guard !s.closed else { return nil }
             s.closed = true
             s.typed.wipe()
@@ -376,7 +382,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                 last = s.renderer.frame(for: plain)
             }
             return (s.transcript, last)
-        }
+        } }
         guard let ending else { return }
         terminal?.setKeyHandler(nil)
         terminal?.setRepaint(nil)
@@ -513,44 +519,46 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     /// Paints the screen as it stands: only rows that changed, or everything when `full`.
     private func repaint(full: Bool = false) {
         guard case .screen = display, let terminal else { return }
-        let size = terminal.size
-        let bytes = state.withLock { s -> String in
-            guard s.started, !s.closed else { return "" }
-            if full { s.painter.invalidate() }
-            let fullWidth = max(TerminalRenderer.minimumWidth, size.columns)
-            s.renderer.width = fullWidth
-            var layout: PreviewLayout?
-            if let preview = s.preview, let beside = PreviewLayout.beside(size: size, aspect: preview.aspect) {
-                layout = beside
-                s.renderer.width = max(TerminalRenderer.minimumWidth, size.columns - beside.columns - PreviewLayout.gap - 1)
-            }
-            var frame: [String] = []
-            var hints: String?
-            if let screen = s.screen {
-                let shown = displayed(screen, in: s)
-                let typing = Self.acceptsPassword(shown) && interactive ? PasswordTyping(isEmpty: s.typed.isEmpty, keystrokes: s.keystrokes) : nil
-                frame = s.renderer.frame(for: shown, focus: interactive && !Self.choiceIDs(shown.content).isEmpty ? s.focus : nil, typing: typing)
-                hints = interactive ? keyHints(for: shown, focus: s.focus, controls: s.controls) : nil
-            }
-            if let preview = s.preview {
-                if layout == nil { layout = PreviewLayout.above(size: size, frameRows: frame.count, aspect: preview.aspect) }
-                s.preview?.layout = layout
-                if let layout {
-                    // Until rows for this layout come, the room stays blank (the frame does not jump).
-                    let rows = preview.shown.flatMap { $0.layout == layout ? $0.rows : nil }
-                        ?? Array(repeating: "", count: layout.rows)
-                    frame = Self.placing(rows, layout: layout, beside: frame, columns: size.columns)
+        painting.withLock { _ in
+            let size = terminal.size
+            let bytes = state.withLock { s -> String in
+                guard s.started, !s.closed else { return "" }
+                if full { s.painter.invalidate() }
+                let fullWidth = max(TerminalRenderer.minimumWidth, size.columns)
+                s.renderer.width = fullWidth
+                var layout: PreviewLayout?
+                if let preview = s.preview, let beside = PreviewLayout.beside(size: size, aspect: preview.aspect) {
+                    layout = beside
+                    s.renderer.width = max(TerminalRenderer.minimumWidth, size.columns - beside.columns - PreviewLayout.gap - 1)
                 }
+                var frame: [String] = []
+                var hints: String?
+                if let screen = s.screen {
+                    let shown = displayed(screen, in: s)
+                    let typing = Self.acceptsPassword(shown) && interactive ? PasswordTyping(isEmpty: s.typed.isEmpty, keystrokes: s.keystrokes) : nil
+                    frame = s.renderer.frame(for: shown, focus: interactive && !Self.choiceIDs(shown.content).isEmpty ? s.focus : nil, typing: typing)
+                    hints = interactive ? keyHints(for: shown, focus: s.focus, controls: s.controls) : nil
+                }
+                if let preview = s.preview {
+                    if layout == nil { layout = PreviewLayout.above(size: size, frameRows: frame.count, aspect: preview.aspect) }
+                    s.preview?.layout = layout
+                    if let layout {
+                        // Until rows for this layout come, the room stays blank (the frame does not jump).
+                        let rows = preview.shown.flatMap { $0.layout == layout ? $0.rows : nil }
+                            ?? Array(repeating: "", count: layout.rows)
+                        frame = Self.placing(rows, layout: layout, beside: frame, columns: size.columns)
+                    }
+                }
+                var renderer = s.renderer
+                renderer.width = fullWidth
+                let quiet = { (text: String) in renderer.quietLine(TextLayout.truncate(text, width: renderer.width)) }
+                let rows = ScreenPainter.layout(frame: frame, logs: s.logs.map(quiet), status: s.status.map(quiet),
+                                                hints: hints.map { renderer.quietLine(renderer.centred(TextLayout.truncate($0, width: renderer.width))) },
+                                                size: size)
+                return s.painter.paint(rows, size: size)
             }
-            var renderer = s.renderer
-            renderer.width = fullWidth
-            let quiet = { (text: String) in renderer.quietLine(TextLayout.truncate(text, width: renderer.width)) }
-            let rows = ScreenPainter.layout(frame: frame, logs: s.logs.map(quiet), status: s.status.map(quiet),
-                                            hints: hints.map { renderer.quietLine(renderer.centred(TextLayout.truncate($0, width: renderer.width))) },
-                                            size: size)
-            return s.painter.paint(rows, size: size)
+            if !bytes.isEmpty { console.out(bytes) }
         }
-        if !bytes.isEmpty { console.out(bytes) }
     }
 
     /// The frame's rows with the preview's: each frame row then the preview row at the preview's
