@@ -90,20 +90,63 @@ public final class IdleWorker: Sendable {
     public var policy: Policy { shared.policy.withLock { $0 } }
 
     /// Runs `work` on the thread and returns its result; nil at once when the thread is still
-    /// busy with an earlier job, the worker is closed, or the task is already cancelled. A job
-    /// that has started runs to its end (keep jobs short); cancellation while it runs returns
-    /// its result all the same.
+    /// busy with an earlier job, the worker is closed, or the task is cancelled. Cancellation
+    /// returns nil at once even while the job waits for an idle core (it is then skipped) or runs
+    /// (its result is dropped), so no caller ever waits on a starved thread past its own end.
     public func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T? {
-        guard !Task.isCancelled else { return nil }
+        let answer = Answer<T>()
         let shared = shared
-        return await withCheckedContinuation { (done: CheckedContinuation<T?, Never>) in
-            let taken = shared.state.withLock { s -> Bool in
-                guard !s.busy, !s.closed else { return false }
-                s.busy = true
-                s.job = { done.resume(returning: work()) }
-                return true
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (done: CheckedContinuation<T?, Never>) in
+                guard answer.await(done) else { return }
+                let taken = shared.state.withLock { s -> Bool in
+                    guard !s.busy, !s.closed else { return false }
+                    s.busy = true
+                    s.job = {
+                        guard answer.isAwaited else { return }
+                        answer.give(work())
+                    }
+                    return true
+                }
+                if taken { shared.wake.signal() } else { answer.give(nil) }
             }
-            if taken { shared.wake.signal() } else { done.resume(returning: nil) }
+        } onCancel: {
+            answer.give(nil)
+        }
+    }
+
+    /// One job's continuation, resumed exactly once: by the job's result, or by cancellation.
+    private final class Answer<T: Sendable>: Sendable {
+        private enum Slot {
+            case empty
+            case awaiting(CheckedContinuation<T?, Never>)
+            case given
+        }
+        private let slot = Mutex(Slot.empty)
+
+        /// Stores the continuation; false (and resumed with nil) if the answer was already given
+        /// (cancelled before it got here).
+        func await(_ continuation: CheckedContinuation<T?, Never>) -> Bool {
+            let given = slot.withLock { slot -> Bool in
+                if case .given = slot { return true }
+                slot = .awaiting(continuation)
+                return false
+            }
+            if given { continuation.resume(returning: nil) }
+            return !given
+        }
+
+        var isAwaited: Bool {
+            slot.withLock { if case .awaiting = $0 { true } else { false } }
+        }
+
+        func give(_ value: T?) {
+            let waiting = slot.withLock { slot -> CheckedContinuation<T?, Never>? in
+                defer { slot = .given }
+                if case .awaiting(let continuation) = slot { return continuation }
+                return nil
+            }
+            waiting?.resume(returning: value)
         }
     }
 

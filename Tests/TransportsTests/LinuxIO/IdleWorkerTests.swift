@@ -38,6 +38,31 @@ import Testing
         #expect(await worker.run { "third" } == "third")
     }
 
+    /// A job waiting behind a busy thread (or a starved one) is given up on at once when its task
+    /// is cancelled, and never runs.
+    @Test func cancellationEndsTheWaitAtOnce() async throws {
+        let worker = try #require(IdleWorker(label: "idle starve"))
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let first = Task {
+            await worker.run { () -> Int in
+                started.signal()
+                gate.wait()
+                return 1
+            }
+        }
+        await withCheckedContinuation { (ready: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                started.wait()
+                ready.resume()
+            }
+        }
+        // The first job runs and holds the thread; cancelling its task answers nil straight away.
+        first.cancel()
+        #expect(await first.value == nil)
+        gate.signal()
+    }
+
     @Test func aCancelledTaskOffersNothing() async throws {
         let worker = try #require(IdleWorker(label: "idle cancel"))
         let ran = Mutex(false)
