@@ -205,7 +205,7 @@ enum VideoBench {
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let cpu = childrenCPUSeconds() - before
-        let line = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).last { $0.hasPrefix("camera ") } ?? ""
+        let line = text.split(whereSeparator: \.isNewline).last { $0.hasPrefix("camera ") } ?? ""
         func number(_ pattern: Regex<(Substring, Substring)>) -> Double? {
             line.firstMatch(of: pattern).flatMap { Double($0.1) }
         }

@@ -37,7 +37,7 @@ struct Options {
     var pacedAll = false
     /// `--crop-study`: zbar on region crops against the whole frame, on the `--video` videos.
     var cropStudy = false
-    var arrangements = ["zbar", "zxing", CodeDecoders.hintedName, CodeDecoders.defaultName]
+    var arrangements = ["zbar", "zxing", CodeDecoders.hintedName, CodeDecoders.wholeFrameName, CodeDecoders.defaultName]
 
     static let usage = """
         usage: decode-bench [--frames N] [--reps R] [--seed S] [--decoders a,b,...] [--no-zbarimg] [--keep-pgm DIR] [--only PREFIX]
@@ -55,7 +55,7 @@ struct Options {
           --hwprobe    the hwprobe binary --video runs (default .build/release/hwprobe)
           --video-dir  where --video keeps its videos, drawn once per seed (default .build/bench-video)
           --codes      codes in the videos' backup (default 6)
-          --arrangements  decoders --video compares (default zbar,zxing,\(CodeDecoders.hintedName),\(CodeDecoders.defaultName))
+          --arrangements  decoders --video compares (default zbar,zxing,\(CodeDecoders.hintedName),\(CodeDecoders.wholeFrameName),\(CodeDecoders.defaultName))
           --paced-all  run every video at its own pace too (default: 720p only)
           --crop-study zbar on code-like regions' crops against the whole frame, on the --video videos (drawn by --video first)
         """

@@ -11,10 +11,14 @@ import Testing
         let name = "zbar (counted)"
         private let zbar = ZBarDecoder()
         private let count = Mutex(0)
+        private let sizes = Mutex<[Int]>([])
         var calls: Int { count.withLock { $0 } }
+        /// The width of each frame zbar was given, in order.
+        var widths: [Int] { sizes.withLock { $0 } }
 
         func decode(_ frame: GrayFrame) -> [DecodedSymbol] {
             count.withLock { $0 += 1 }
+            sizes.withLock { $0.append(frame.width) }
             return zbar.decode(frame)
         }
     }
@@ -83,14 +87,50 @@ import Testing
     @Test func aStubbornRegionCostsZBarOneFrameInEveryFew() throws {
         let frame = try Self.smallBlurredCode(VB1Vector.codes[2])
         #expect(ZBarDecoder().decode(frame) == [] && ZXingDecoder().decode(frame) == [], "the premise: neither reads it")
+        // The schedule of turns is the same whether a turn looks at crops first or not; with the
+        // whole frame alone each turn is one call, which is what is counted here.
         let zbar = CountingZBar()
-        let decoder = ZXingThenZBarDecoder(zbar: zbar)
+        let decoder = ZXingThenZBarDecoder(fallback: .byEvidenceWholeFrame, zbar: zbar)
         for _ in 0..<30 { _ = decoder.decode(frame) }
         #expect(zbar.calls == 3, "frames 2, 10 and 26")
         let hinted = CountingZBar()
         let before = ZXingThenZBarDecoder(fallback: .whenHinted, zbar: hinted)
         for _ in 0..<30 { _ = before.decode(frame) }
         #expect(hinted.calls == 30)
+    }
+
+    /// Crop first: zbar looks at the region (a frame a fraction of the whole) and reads the small
+    /// code there; where the crop reads nothing, every other turn looks at the whole frame too.
+    @Test func cropFirstLooksAtTheRegionThenAtTheWholeFrameEveryOtherTurn() throws {
+        let code = VB1Vector.codes[0]
+        let frame = try Self.smallBlurredCode(code)
+        let zbar = CountingZBar()
+        let decoder = ZXingThenZBarDecoder(zbar: zbar)
+        #expect(decoder.name == CodeDecoders.defaultName)
+        #expect(decoder.decode(frame) == [])
+        #expect(decoder.decode(frame).map(\.text) == [code])
+        #expect(zbar.calls == 1)
+        #expect(zbar.widths.allSatisfy { $0 < 320 }, "only the crop: \(zbar.widths)")
+
+        // A code neither reads: turns at frames 2, 10 and 26 (as for the whole frame); the first
+        // and third of them look at the whole frame after the crop.
+        let stubborn = try Self.smallBlurredCode(VB1Vector.codes[2])
+        let counted = CountingZBar()
+        let again = ZXingThenZBarDecoder(zbar: counted)
+        for _ in 0..<30 { _ = again.decode(stubborn) }
+        #expect(counted.widths.filter { $0 == 320 }.count == 2, "\(counted.widths)")
+        #expect(counted.widths.filter { $0 < 320 }.count >= 3, "\(counted.widths)")
+    }
+
+    @Test func aCropStaysInsideTheFrame() {
+        var frame = QRFixture.blank()
+        for index in frame.pixels.indices { frame.pixels[index] = UInt8(index % 251) }
+        let corner = ZXingThenZBarDecoder.crop(frame, FrameRegion(x: 300, y: 220, width: 40, height: 40), margin: 0.5)
+        #expect(corner.width == 40 && corner.height == 40)
+        #expect(corner.pixels.first == frame.pixels[200 * 320 + 280])
+        #expect(corner.pixels.count == 40 * 40)
+        // A region wholly outside: the whole frame rather than nothing.
+        #expect(ZXingThenZBarDecoder.crop(frame, FrameRegion(x: 400, y: 0, width: 8, height: 8), margin: 0).width == 320)
     }
 
     /// Where zxing just read a code, a blurred or moving view of the same card is not zbar's.
@@ -100,7 +140,7 @@ import Testing
         #expect(ZXingDecoder().decode(blurred) == [], "the premise: zxing cannot read the blurred frame")
         #expect(!CodeRegions.find(in: blurred).isEmpty, "…though it looks like a code")
         let zbar = CountingZBar()
-        let decoder = ZXingThenZBarDecoder(zbar: zbar)
+        let decoder = ZXingThenZBarDecoder(fallback: .byEvidenceWholeFrame, zbar: zbar)  // one call a turn
         _ = decoder.decode(sharp)
         for _ in 0..<ZXingThenZBarDecoder.recentReadWindow - 1 { _ = decoder.decode(blurred) }
         #expect(zbar.calls == 0)
@@ -145,6 +185,7 @@ import Testing
 
     @Test func theRegistryNamesEachDecoder() throws {
         #expect(CodeDecoders.names == ["zxing+zbar", "zxing", "zbar"])
+        #expect(try CodeDecoders.decoder(named: CodeDecoders.wholeFrameName).name == "zxing+zbar/whole")
         #expect(CodeDecoders.defaultName == "zxing+zbar")
         for name in CodeDecoders.names {
             let decoder = try CodeDecoders.decoder(named: name)

@@ -14,6 +14,10 @@ public enum CodeDecoders {
     /// by side through the real command.
     public static let hintedName = "zxing+zbar/hinted"
 
+    /// The arrangement by evidence with zbar always on the whole frame (the default before zbar
+    /// looked at crops first): accepted by name for the benchmark, beside the default.
+    public static let wholeFrameName = "zxing+zbar/whole"
+
     /// A new decoder of that name. Decoders hold scanner state, so each pipeline gets its own.
     public static func decoder(named name: String) throws(UnknownDecoder) -> any CodeDecoder {
         switch name {
@@ -21,6 +25,7 @@ public enum CodeDecoders {
         case "zxing": ZXingDecoder()
         case defaultName: ZXingThenZBarDecoder()
         case hintedName: ZXingThenZBarDecoder(fallback: .whenHinted)
+        case wholeFrameName: ZXingThenZBarDecoder(fallback: .byEvidenceWholeFrame)
         default: throw UnknownDecoder(name: name)
         }
     }

@@ -20,10 +20,15 @@ import Synchronization
 ///   reports nothing for a symbol it located but could not read.) The arrangement lost no code
 ///   either decoder read alone, at 3.9 ms median (p90 6.8) at 1280×720; the p90 at 640×480 (11 ms)
 ///   is frames showing a code neither reads, where zbar gets its turn.
-/// - zbar gets the whole frame, not just the hinted patch: zbar's QR reader is so sensitive to
-///   the exact pixels it sees that a crop around a code it reads in the full frame can fail
-///   (seen with crops a few pixels wider than the symbol), and the point of the fallback is to
-///   read whatever zbar alone would read.
+/// - zbar looks at the asked regions' crops first (the region and a tenth of its side around it),
+///   and at the whole frame only on every other turn whose crops read nothing. zbar's QR reader
+///   is sensitive to the exact pixels it sees, so a crop and the whole frame read *different*
+///   things (`decode-bench --crop-study`, seed 1, on the frames where zxing read nothing and a
+///   region was seen): at 720p the whole frame read 26 codes and the crops 18, only 2 of them the
+///   same; at 1080p 4 and 19, 3 the same; and a crop costs 0.04–0.23× the whole frame. Neither
+///   alone is a superset, so a failed crop still gets the whole frame, half the time: on the
+///   benchmark videos that read every code and hard showing the whole frame alone read, and more,
+///   at 0.19× the C zbar loop at 1080p instead of 0.25×.
 ///
 /// Scheduled by evidence (the default since issue 16; `scripts/bench-decode --video` on camera-like
 /// videos): on real video the hint alone fires on most frames of a move between codes (motion
@@ -51,8 +56,12 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
 
     /// When zbar gets a turn.
     public enum Fallback: Sendable, Hashable {
-        /// By evidence across frames (the default): see the type's documentation.
+        /// By evidence across frames (the default), zbar looking at the asked regions' crops
+        /// first and at the whole frame on every other turn whose crops read nothing: see the
+        /// type's documentation.
         case byEvidence
+        /// By evidence, zbar always on the whole frame (the default before the crops).
+        case byEvidenceWholeFrame
         /// Whenever zxing read nothing and `CodeRegions` sees a code in this frame alone.
         case whenHinted
         /// On every frame zxing read nothing in: the benchmark's baseline, for what the hint saves.
@@ -72,6 +81,7 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
         self.zbar = zbar
         name = switch fallback {
         case .byEvidence: "zxing+zbar"
+        case .byEvidenceWholeFrame: "zxing+zbar/whole"
         case .whenHinted: "zxing+zbar/hinted"
         case .always: "zxing+zbar/always"
         }
@@ -103,19 +113,46 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
             let regions = CodeRegions.find(in: frame, limit: 1)
             guard !regions.isEmpty else { return FirstLaneAnswer(symbols: [], sighting: Sighting(regions: [], read: [])) }
             return FirstLaneAnswer(symbols: [], second: { zbar.decode(frame) }, sighting: Sighting(regions: regions, read: []))
-        case .byEvidence:
+        case .byEvidence, .byEvidenceWholeFrame:
             let regions = CodeRegions.find(in: frame, limit: 3)
             let sighting = Sighting(regions: regions, read: read)
             guard let asked = evidence.zbarWanted(regions: regions, read: read) else {
                 return FirstLaneAnswer(symbols: symbols, sighting: sighting)
             }
             let evidence = evidence
+            let cropFirst = fallback == .byEvidence
             return FirstLaneAnswer(symbols: symbols, second: {
-                let more = zbar.decode(frame).filter { !symbols.contains($0) }
+                var more: [DecodedSymbol] = []
+                if cropFirst {
+                    for region in asked {
+                        for symbol in zbar.decode(Self.crop(frame, region, margin: Self.cropMargin))
+                        where !symbols.contains(symbol) && !more.contains(symbol) { more.append(symbol) }
+                    }
+                    if more.isEmpty, evidence.wholeFrameTurn() { more = zbar.decode(frame).filter { !symbols.contains($0) } }
+                } else {
+                    more = zbar.decode(frame).filter { !symbols.contains($0) }
+                }
                 evidence.zbarRan(on: asked, readSomething: !more.isEmpty)
                 return more
             }, sighting: sighting)
         }
+    }
+
+    /// How far a crop reaches past its region, as a fraction of the region's longer side.
+    public static let cropMargin = 0.1
+
+    /// `region` grown by `margin` of its longer side on every side and cut to the frame, as a
+    /// frame of its own (rows packed); the whole frame if that leaves nothing.
+    static func crop(_ frame: GrayFrame, _ region: FrameRegion, margin: Double) -> GrayFrame {
+        let grow = Int(Double(max(region.width, region.height)) * margin)
+        let x0 = max(0, region.x - grow), y0 = max(0, region.y - grow)
+        let x1 = min(frame.width, region.x + region.width + grow), y1 = min(frame.height, region.y + region.height + grow)
+        guard x1 > x0, y1 > y0, frame.stride >= frame.width,
+              frame.pixels.count >= frame.stride * (frame.height - 1) + frame.width else { return frame }
+        var pixels = [UInt8]()
+        pixels.reserveCapacity((x1 - x0) * (y1 - y0))
+        for y in y0..<y1 { pixels.append(contentsOf: frame.pixels[(y * frame.stride + x0)..<(y * frame.stride + x1)]) }
+        return GrayFrame(width: x1 - x0, height: y1 - y0, pixels: pixels, timestamp: frame.timestamp, sequence: frame.sequence)
     }
 
     /// What the arrangement remembers between frames.
@@ -129,6 +166,8 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
             /// Places zbar read nothing in: not before `until`; `failures` so far.
             var failed: [(region: FrameRegion, until: Int, failures: Int)] = []
             var lastZBar = Int.min / 2
+            /// Turns whose crops read nothing, for giving every other one the whole frame.
+            var cropFailures = 0
         }
 
         private let state = Mutex(State())
@@ -152,6 +191,14 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
                 guard !fresh.isEmpty, now - s.lastZBar >= ZXingThenZBarDecoder.fallbackInterval else { return nil }
                 s.lastZBar = now
                 return fresh
+            }
+        }
+
+        /// Whether a turn whose crops read nothing looks at the whole frame too: every other one.
+        func wholeFrameTurn() -> Bool {
+            state.withLock { s in
+                s.cropFailures += 1
+                return s.cropFailures % 2 == 1
             }
         }
 
