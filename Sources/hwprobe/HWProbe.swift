@@ -44,13 +44,34 @@ struct HWProbe: Sendable {
             console.out(Version.line + "\n")
             return ExitCode.success
         }
-        do {
-            return try await dispatch(invocation)
-        } catch {
+        let reports: ReportTargets
+        do { reports = try ReportTargets(invocation) } catch {
             if invocation.wantsJSON { console.out(JSON.error(error)) }
             console.err("hwprobe \(invocation.command): \(error.message)\n")
             return error.exitCode
         }
+        let started = Date()
+        let clock = ContinuousClock()
+        let start = clock.now
+        var failure: CLIFailure?
+        var code: Int32
+        do {
+            code = try await dispatch(invocation)
+        } catch {
+            if invocation.wantsJSON { console.out(JSON.error(error)) }
+            console.err("hwprobe \(invocation.command): \(error.message)\n")
+            failure = error
+            code = error.exitCode
+        }
+        if !reports.isEmpty {
+            let elapsed = start.duration(to: clock.now)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let report = ReportTargets.runReport(for: invocation, arguments: arguments, started: started, seconds: seconds,
+                                                 exitCode: code, failure: failure)
+            // A report that could not be written fails the run (exit 3): no report reads as no result.
+            if !reports.write(report, console: console), code == ExitCode.success { code = 3 }
+        }
+        return code
     }
 
     private func dispatch(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {

@@ -9,6 +9,9 @@ enum Commands {
                                 value: .deviceURI(.hci))
     static let haptics = OptionSpec(name: "--haptics", valueName: "URI", help: "play the flow's cues on a pad (usb:, hidraw:, evdev:) or on log: / bell:",
                                     value: .deviceURI(.haptics))
+    /// One test case per run for CI servers (`check` writes one per check).
+    static let report = OptionSpec(name: "--report", valueName: "junit:FILE|tap:FILE", repeatable: true,
+                                   help: "also write the run's result as JUnit XML or TAP 13 to FILE (repeatable)", value: .file)
     static let shells = ["bash", "zsh", "fish"]
 
     static let all: [CommandSpec] = [
@@ -54,30 +57,30 @@ enum Commands {
                         Example(line: "hwprobe gatt --hci uart:/dev/ttyACM0 C0:FF:EE:00:4F:2A/random --json --btsnoop /tmp/gatt.btsnoop",
                                 what: "through a Zephyr hci_uart board, as JSON, with the HCI traffic kept for Wireshark"),
                     ]),
-        CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--json]",
+        CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS. "
                         + "The scale must be seen within 10 s (or --timeout, if shorter): otherwise it is not found (exit 3).",
                     options: [hci, OptionSpec(name: "--timeout", valueName: "S",
                                               help: "give up after S seconds in all (default 30); finding the scale may take 10 of them"),
-                              json],
+                              report, json],
                     positionals: [PositionalSpec(name: "ADDRESS", help: "the scale to use (optional)")], required: ["--hci"],
                     examples: [
                         Example(line: "hwprobe weigh --hci sim:", what: "the simulated bench's scale"),
                         Example(line: "hwprobe weigh --hci hci:0 --timeout 60 --json", what: "the first scale the kernel's hci0 hears, waiting up to a minute"),
                     ]),
-        CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--haptics URI] [--json]",
+        CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--haptics URI] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Run the body-scan flow against a mirror.",
                     options: [hci, OptionSpec(name: "--mirror", valueName: "ADDRESS", help: "the mirror to use"),
                               OptionSpec(name: "--height-cm", valueName: "N", help: "the person's height (default 170)"),
                               OptionSpec(name: "--yes", help: "answer the flow's questions (pick the nearest mirror, confirm alignment)"),
-                              haptics, json],
+                              haptics, report, json],
                     required: ["--hci"],
                     examples: [
                         Example(line: "hwprobe scan --hci sim: --yes --json", what: "a whole unattended scan on the simulated bench, as the contract's JSON object"),
                         Example(line: "hwprobe scan --hci hci:0 --mirror E1:5C:3B:4F:2A:01 --height-cm 182 --haptics usb:045e:028e",
                                 what: "one mirror on a real controller, with the cues on an Xbox 360 pad"),
                     ]),
-        CommandSpec(name: "import", synopsis: "hwprobe import --camera URI [--password-file FILE] --out FILE [--force] [--timeout S] [--allow-slow-kdf] [--no-preview] [--haptics URI] [--json]",
+        CommandSpec(name: "import", synopsis: "hwprobe import --camera URI [--password-file FILE] --out FILE [--force] [--timeout S] [--allow-slow-kdf] [--no-preview] [--haptics URI] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Scan a VB1 backup's codes from a camera, decrypt it and write the plaintext (mode 0600).",
                     options: [OptionSpec(name: "--camera", valueName: "URI", help: "v4l2:/dev/videoN, file:PATH[?pace=max] or sim:", value: .deviceURI(.camera)),
                               OptionSpec(name: "--password-file", valueName: "FILE", help: "read the password from FILE instead of asking", value: .file),
@@ -86,7 +89,7 @@ enum Commands {
                               OptionSpec(name: "--timeout", valueName: "S", help: "give up when no new code arrives for S seconds (default 120 when unattended)"),
                               OptionSpec(name: "--allow-slow-kdf", help: "derive the key even when that would take more than 30 s here (asked at a terminal, else refused)"),
                               OptionSpec(name: "--no-preview", help: "do not draw the camera's view beside the screen (it is drawn only on a terminal, from idle CPU time)"),
-                              haptics, json],
+                              haptics, report, json],
                     required: ["--camera", "--out"],
                     examples: [
                         Example(line: "hwprobe import --camera v4l2:/dev/video0 --out vault.json --haptics hidraw:/dev/hidraw3",
@@ -94,11 +97,11 @@ enum Commands {
                         Example(line: "hwprobe import --camera file:backup.y4m --password-file password.txt --out vault.json --json",
                                 what: "unattended, from a recorded video"),
                     ]),
-        CommandSpec(name: "haptics", synopsis: "hwprobe haptics --device URI --cue NAME [--detach-kernel-driver]",
+        CommandSpec(name: "haptics", synopsis: "hwprobe haptics --device URI --cue NAME [--detach-kernel-driver] [--report junit:FILE|tap:FILE]...",
                     summary: "Play one cue: " + HapticCue.allCases.map(\.rawValue).joined(separator: ", ") + ".",
                     options: [OptionSpec(name: "--device", valueName: "URI", help: "usb:VID:PID, hidraw:PATH, evdev:PATH, log: or bell:", value: .deviceURI(.haptics)),
                               OptionSpec(name: "--cue", valueName: "NAME", help: "the cue to play", value: .choice(HapticCue.allCases.map(\.rawValue))),
-                              OptionSpec(name: "--detach-kernel-driver", help: "take a USB pad from the kernel driver holding it (xpad) while it plays")],
+                              OptionSpec(name: "--detach-kernel-driver", help: "take a USB pad from the kernel driver holding it (xpad) while it plays"), report],
                     required: ["--device", "--cue"],
                     examples: [
                         Example(line: "hwprobe haptics --device log: --cue success", what: "print each timed command a pad would get"),
