@@ -55,8 +55,9 @@ struct HWProbe: Sendable {
         let start = clock.now
         var failure: CLIFailure?
         var code: Int32
+        let checkCases = Locked<(suite: String, cases: [RunReport.Case])?>(nil)
         do {
-            code = try await dispatch(invocation)
+            code = try await dispatch(invocation, checkCases: checkCases)
         } catch {
             if invocation.wantsJSON { console.out(JSON.error(error)) }
             console.err("hwprobe \(invocation.command): \(error.message)\n")
@@ -66,15 +67,20 @@ struct HWProbe: Sendable {
         if !reports.isEmpty {
             let elapsed = start.duration(to: clock.now)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let report = ReportTargets.runReport(for: invocation, arguments: arguments, started: started, seconds: seconds,
+            var report = ReportTargets.runReport(for: invocation, arguments: arguments, started: started, seconds: seconds,
                                                  exitCode: code, failure: failure)
+            // `check` reports one case per check, in a suite named for its profile.
+            if let (suite, cases) = checkCases.withLock({ $0 }) {
+                report.suite = suite
+                report.cases = cases
+            }
             // A report that could not be written fails the run (exit 3): no report reads as no result.
             if !reports.write(report, console: console), code == ExitCode.success { code = 3 }
         }
         return code
     }
 
-    private func dispatch(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
+    private func dispatch(_ invocation: Invocation, checkCases: Locked<(suite: String, cases: [RunReport.Case])?>) async throws(CLIFailure) -> Int32 {
         // A capture may carry personal data: the same rules as --out, checked before any
         // controller opens (an existing file is never overwritten, a symlink never followed).
         if let snoop = invocation.value("--btsnoop") { try OutputTarget.check(snoop, replacing: false, option: "--btsnoop") }
@@ -92,6 +98,8 @@ struct HWProbe: Sendable {
             return try await WeighCommand(console: console, registry: registry, transports: transports).run(invocation)
         case "gatt":
             return try await GattCommand(console: console, transports: transports).run(invocation)
+        case "check":
+            return try await CheckCommand(console: console, registry: registry, transports: transports, reportCases: checkCases).run(invocation)
         case "scan":
             return try await ScanCommand(console: console, registry: registry, transports: transports, person: person).run(invocation)
         case "haptics":

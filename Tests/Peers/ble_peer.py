@@ -44,6 +44,9 @@ def parse_args(argv=None):
                         help="also make a controller A the kernel's hciN through /dev/vhci (module hci_vhci; "
                              "READY waits until the kernel has set it up)")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="generic")
+    parser.add_argument("--deviation", action="append", default=[], metavar="NAME",
+                        help="mirror: depart from the profile on purpose (repeatable): no-service-uuid, wrong-property, "
+                             "out-of-range, wrong-error-code")
     parser.add_argument("--address", default=None,
                         help="peripheral address (default B0:B0:B0:00:00:01, or C2:B0:B0:00:00:01 with --random)")
     parser.add_argument("--random", action="store_true", help="advertise with a static random address")
@@ -69,7 +72,12 @@ async def run(args) -> int:
 
     link = ConnectionAddressedLink()
     factory = PROFILES[args.profile]
-    options = {"speed": args.speed} if "speed" in inspect.signature(factory).parameters else {}
+    parameters = inspect.signature(factory).parameters
+    options = {"speed": args.speed} if "speed" in parameters else {}
+    if args.deviation:
+        if "deviations" not in parameters:
+            raise SystemExit(f"--deviation is for the mirror profile, not {args.profile}")
+        options["deviations"] = tuple(args.deviation)
     profile = factory(**options)
     address = args.address or ("C2:B0:B0:00:00:01" if args.random else "B0:B0:B0:00:00:01")
     peripheral = Peripheral(link, profile, address, random=args.random,

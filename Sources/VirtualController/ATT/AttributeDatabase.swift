@@ -44,13 +44,22 @@ public struct CharacteristicDefinition: Sendable {
     /// Readable even though the properties do not say so (the core specification lets a server
     /// decide); false by default, so a characteristic without `read` answers Read Not Permitted.
     public var extraPermissions: Attribute.Permissions
+    /// What the declaration says, when it is not what the characteristic does: for peripherals
+    /// that deviate from their profile on purpose (conformance tests); nil says `properties`.
+    public var declaredProperties: CharacteristicProperties?
+    /// No Client Characteristic Configuration descriptor even though it notifies or indicates
+    /// (another deliberate deviation).
+    public var omitClientConfiguration = false
 
     public init(_ uuid: BluetoothUUID, _ properties: CharacteristicProperties, value: [UInt8]? = nil,
-                extraPermissions: Attribute.Permissions = []) {
+                extraPermissions: Attribute.Permissions = [], declaredProperties: CharacteristicProperties? = nil,
+                omitClientConfiguration: Bool = false) {
         self.uuid = uuid
         self.properties = properties
         fixedValue = value
         self.extraPermissions = extraPermissions
+        self.declaredProperties = declaredProperties
+        self.omitClientConfiguration = omitClientConfiguration
     }
 }
 
@@ -121,7 +130,8 @@ public struct AttributeDatabase: Hashable, Sendable {
             for characteristic in characteristics {
                 let declaration = UInt16(database.attributes.count + 1)
                 let valueHandle = declaration + 1
-                let declared: [UInt8] = [characteristic.properties.rawValue] + LE.u16(valueHandle) + characteristic.uuid.littleEndianBytes
+                let declared: [UInt8] = [(characteristic.declaredProperties ?? characteristic.properties).rawValue] + LE.u16(valueHandle)
+                    + characteristic.uuid.littleEndianBytes
                 database.attributes.append(Attribute(handle: declaration, type: Attribute.characteristicDeclaration,
                                                      value: .fixed(declared), permissions: .read))
                 var permissions = characteristic.extraPermissions
@@ -131,7 +141,7 @@ public struct AttributeDatabase: Hashable, Sendable {
                 database.attributes.append(Attribute(handle: valueHandle, type: characteristic.uuid,
                                                      value: characteristic.fixedValue.map { .fixed($0) } ?? .dynamic,
                                                      permissions: permissions))
-                if !characteristic.properties.isDisjoint(with: [.notify, .indicate]) {
+                if !characteristic.properties.isDisjoint(with: [.notify, .indicate]), !characteristic.omitClientConfiguration {
                     database.attributes.append(Attribute(handle: valueHandle + 1, type: Attribute.clientConfigurationType,
                                                          value: .clientConfiguration, permissions: [.read, .write]))
                 }

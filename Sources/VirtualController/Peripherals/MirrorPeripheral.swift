@@ -21,26 +21,47 @@ public struct MirrorPeripheral: VirtualPeripheral {
 
     public let handles: Handles
 
+    /// Ways to depart from mirror-gatt-v1.md on purpose, so that `hwprobe check` can be shown to
+    /// catch each (`sim:?deviation=…`).
+    public enum Deviation: String, Sendable, Hashable, CaseIterable {
+        /// Advertises without the mirror service UUID.
+        case noServiceUUID = "no-service-uuid"
+        /// `scale` notifies but has no CCCD.
+        case missingCCCD = "missing-cccd"
+        /// `alignment` is declared read only (it still notifies).
+        case wrongProperty = "wrong-property"
+        /// `deviceInfo` reports a battery of 150 %.
+        case outOfRange = "out-of-range"
+        /// `scanToken` before `init` is refused with 0x80 instead of 0x81.
+        case wrongErrorCode = "wrong-error-code"
+    }
+
+    public let deviations: Set<Deviation>
+
     /// `extendedAdvertising`: one extended advertisement with everything, instead of ADV_IND
     /// with a scan response (the profile's two forms; only extended scanners see the first).
     public init(script: MirrorScript = MirrorScript(), extendedAdvertising: Bool = false,
-                interval: Duration = .milliseconds(100), firstAdvertisement: Duration = .milliseconds(150)) {
+                interval: Duration = .milliseconds(100), firstAdvertisement: Duration = .milliseconds(150),
+                deviations: Set<Deviation> = []) {
         address = script.address
-        advertising = VirtualAdvertising(form: VirtualAdvertising.form(for: script.advertisement, extended: extendedAdvertising),
+        self.deviations = deviations
+        var advertisement = script.advertisement
+        if deviations.contains(.noServiceUUID) { advertisement.serviceUUIDs.removeAll { $0 == MirrorGATT.service } }
+        advertising = VirtualAdvertising(form: VirtualAdvertising.form(for: advertisement, extended: extendedAdvertising),
                                          interval: interval, firstEvent: firstAdvertisement, rssi: script.rssi)
-        let database = Self.database(name: script.name)
+        let database = Self.database(name: script.name, deviations: deviations)
         server = ATTServer(database: database, preferredMTU: 247)
         func handle(_ id: UInt8) -> UInt16 { database.valueHandle(of: MirrorGATT.uuid(id)) ?? 0 }
         handles = Handles(deviceInfo: handle(0x02), initialize: handle(0x03), scanToken: handle(0x04), scanState: handle(0x05),
                           scale: handle(0x06), alignment: handle(0x07), control: handle(0x08), result: handle(0x09))
-        behaviour = Behaviour(simulation: MirrorSimulation(script: script), handles: handles)
+        behaviour = Behaviour(simulation: MirrorSimulation(script: script), handles: handles, deviations: deviations)
     }
 
     /// The simulation, for tests that check what the mirror went through.
     public var simulation: MirrorSimulation { behaviour.simulation }
     public var database: AttributeDatabase { server.database }
 
-    static func database(name: String) -> AttributeDatabase {
+    static func database(name: String, deviations: Set<Deviation> = []) -> AttributeDatabase {
         var builder = AttributeDatabase.Builder()
         builder.standardServices(deviceName: name, appearance: 0x0000)
         builder.service(MirrorGATT.service, [
@@ -48,8 +69,9 @@ public struct MirrorPeripheral: VirtualPeripheral {
             CharacteristicDefinition(MirrorGATT.uuid(0x03), .write),
             CharacteristicDefinition(MirrorGATT.uuid(0x04), .write),
             CharacteristicDefinition(MirrorGATT.uuid(0x05), [.read, .notify]),
-            CharacteristicDefinition(MirrorGATT.uuid(0x06), [.read, .notify]),
-            CharacteristicDefinition(MirrorGATT.uuid(0x07), [.read, .notify]),
+            CharacteristicDefinition(MirrorGATT.uuid(0x06), [.read, .notify], omitClientConfiguration: deviations.contains(.missingCCCD)),
+            CharacteristicDefinition(MirrorGATT.uuid(0x07), [.read, .notify],
+                                     declaredProperties: deviations.contains(.wrongProperty) ? .read : nil),
             CharacteristicDefinition(MirrorGATT.uuid(0x08), .write),
             CharacteristicDefinition(MirrorGATT.uuid(0x09), .read),
         ])
@@ -134,12 +156,16 @@ public struct MirrorPeripheral: VirtualPeripheral {
     struct Behaviour: ATTServerBehaviour {
         var simulation: MirrorSimulation
         let handles: Handles
+        var deviations: Set<Deviation> = []
         var now = Duration.zero
         var outputs: [MirrorSimulation.Output] = []
 
         mutating func read(_ handle: UInt16) -> Result<[UInt8], ATTRefusal> {
             switch handle {
-            case handles.deviceInfo: return .success(MirrorProfileValues.deviceInfo(simulation.script.info))
+            case handles.deviceInfo:
+                var info = simulation.script.info
+                if deviations.contains(.outOfRange) { info.batteryPercent = 150 }
+                return .success(MirrorProfileValues.deviceInfo(info))
             case handles.scanState: return .success(MirrorProfileValues.scanState(simulation.scanStatus))
             case handles.scale: return .success(MirrorProfileValues.scale(simulation.scale))
             case handles.alignment: return .success(MirrorProfileValues.alignment(simulation.alignment))
@@ -177,6 +203,7 @@ public struct MirrorPeripheral: VirtualPeripheral {
             let (refusal, said) = simulation.handle(command, at: now)
             outputs += said
             guard let refusal else { return nil }
+            if deviations.contains(.wrongErrorCode), case .refused(_, .notInitialized) = refusal { return ATTRefusal(0x80) }
             return Self.attRefusal(refusal)
         }
 

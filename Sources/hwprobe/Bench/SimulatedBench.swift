@@ -70,7 +70,8 @@ struct SimulatedBench: Sendable {
     /// The bench's radio, fresh for each command: the mirror (first heard 150 ms after power-up)
     /// and the scale (250 ms), advertising every 100 ms until a central connects.
     func controller() -> VirtualController {
-        VirtualController(peripherals: [MirrorPeripheral(script: mirrorScript), StandardScalePeripheral(scale: scale)], clock: clock)
+        VirtualController(peripherals: [MirrorPeripheral(script: mirrorScript, deviations: scenario.deviations), StandardScalePeripheral(scale: scale)],
+                          clock: clock)
     }
 
     /// Our host stack over the bench's controller, on the bench's clock.

@@ -1,4 +1,5 @@
 import HAL
+import VirtualController
 
 /// What goes wrong on the simulated bench: `sim:?fault=…&at=…&code=…&backup=…`. The bench is
 /// where a person tries how hwprobe behaves before a real device misbehaves, and where tests
@@ -8,6 +9,8 @@ struct SimulatedScenario: Hashable, Sendable {
     var fault: MirrorFault?
     var batteryPercent: UInt8?
     var backup = BackupView.complete
+    /// Departures from mirror-gatt-v1.md (`deviation=a,b`), for seeing `check` catch them.
+    var deviations: Set<MirrorPeripheral.Deviation> = []
 
     /// What the bench camera shows.
     enum BackupView: String, CaseIterable, Hashable, Sendable {
@@ -25,7 +28,7 @@ struct SimulatedScenario: Hashable, Sendable {
 
     static let faults = ["disconnect", "error", "silence", "step-off-early", "no-scale", "never-aligned",
                          "never-steps-on", "never-steps-off", "low-battery"]
-    static let keys: Set<String> = ["fault", "at", "code", "backup"]
+    static let keys: Set<String> = ["fault", "at", "code", "backup", "deviation"]
 
     init() {}
 
@@ -52,6 +55,15 @@ struct SimulatedScenario: Hashable, Sendable {
             case "never-steps-off": fault = .personNeverStepsOff
             case "low-battery": batteryPercent = 12
             default: throw Self.usage("fault=\(name) is not one the bench knows (one of \(Self.faults.joined(separator: ", ")))")
+            }
+        }
+        if let list = options["deviation"] {
+            for name in list.split(separator: ",").map(String.init) {
+                guard let deviation = MirrorPeripheral.Deviation(rawValue: name) else {
+                    throw Self.usage("deviation=\(name) is not one the bench knows (one of "
+                                     + MirrorPeripheral.Deviation.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+                }
+                deviations.insert(deviation)
             }
         }
         if let view = options["backup"] {

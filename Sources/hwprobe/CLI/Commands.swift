@@ -57,6 +57,19 @@ enum Commands {
                         Example(line: "hwprobe gatt --hci uart:/dev/ttyACM0 C0:FF:EE:00:4F:2A/random --json --btsnoop /tmp/gatt.btsnoop",
                                 what: "through a Zephyr hci_uart board, as JSON, with the HCI traffic kept for Wireshark"),
                     ]),
+        CommandSpec(name: "check", synopsis: "hwprobe check --hci URI [ADDRESS] [--profile mirror-v1|wss|bcs] [--report junit:FILE|tap:FILE]... [--json]",
+                    summary: "Run a profile's conformance checks against one peripheral: each requirement a client can observe, "
+                        + "passed, failed with what was expected and what was seen, or skipped. Exit 1 when a check failed.",
+                    options: [hci, OptionSpec(name: "--profile", valueName: "NAME", help: "the profile to check (default: that of the driver claiming the device)",
+                                              value: .choice(["mirror-v1", "wss", "bcs"])),
+                              report, json],
+                    positionals: [PositionalSpec(name: "ADDRESS", help: "the peripheral (default: the first one a profile is known for)")],
+                    required: ["--hci"],
+                    examples: [
+                        Example(line: "hwprobe check --hci sim:", what: "the bench's mirror against mirror-v1"),
+                        Example(line: "hwprobe check --hci hci:0 C0:FF:EE:00:4F:2A --report junit:results/mirror.xml",
+                                what: "a mirror build on the bench, with a JUnit report for CI"),
+                    ]),
         CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS. "
                         + "The scale must be seen within 10 s (or --timeout, if shorter): otherwise it is not found (exit 3).",
@@ -134,7 +147,7 @@ enum Commands {
 
     /// The command names, for `help COMMAND`: spelled out, since the table cannot read itself while
     /// it is being made (a test checks that they are `all`'s names in order).
-    static let commandNames = ["list", "gatt", "weigh", "scan", "import", "haptics", "demo", "help", "completions"]
+    static let commandNames = ["list", "gatt", "check", "weigh", "scan", "import", "haptics", "demo", "help", "completions"]
 
     private static var globalSpellings: String {
         CommandSpec.global.map { option in

@@ -80,6 +80,7 @@ class MirrorBehavior(_p.Behavior):
         self.speed = speed if speed and speed > 0 else 10.0
         self.chars: dict[str, Characteristic] = {}
         self.faults: dict[str, dict] = {}
+        self.deviations: set[str] = set()
         self.fired: list[str] = []
         # Faults that took effect since the peer started (never cleared), so a soak can tell a
         # fault that did its damage from one that was armed but never struck.
@@ -104,7 +105,8 @@ class MirrorBehavior(_p.Behavior):
         self.weight = 0
         self.angle, self.distance = ALIGNMENT_READINGS[0][1], ALIGNMENT_READINGS[0][2]
         self.silent = False
-        self.battery = MIRROR_BATTERY
+        # out-of-range: a battery of 150 %.
+        self.battery = 150 if "out-of-range" in getattr(self, "deviations", ()) else MIRROR_BATTERY
         self.person_on = False
 
     @property
@@ -386,7 +388,7 @@ class MirrorBehavior(_p.Behavior):
         if len(value) != 16:
             raise att.ATT_Error(ERR_LENGTH)
         if not self.initialized:
-            raise att.ATT_Error(ERR_NO_INIT)
+            raise att.ATT_Error(ERR_NOT_ALIGNED if "wrong-error-code" in self.deviations else ERR_NO_INIT)
         self.token = value
         self._restart_sequence(self._warm_up())
 
@@ -476,8 +478,18 @@ class MirrorBehavior(_p.Behavior):
         }}
 
 
-def mirror(speed: float = 10.0) -> _p.Profile:
+# Deliberate departures from the profile (--deviation), for showing that `hwprobe check`
+# catches each: the same names as the in-process bench's (sim:?deviation=…).
+DEVIATIONS = ("no-service-uuid", "wrong-property", "out-of-range", "wrong-error-code")
+
+
+def mirror(speed: float = 10.0, deviations: tuple[str, ...] = ()) -> _p.Profile:
+    unknown = set(deviations) - set(DEVIATIONS)
+    if unknown:
+        raise SystemExit(f"mirror: unknown --deviation {', '.join(sorted(unknown))} (one of {', '.join(DEVIATIONS)})")
     behavior = MirrorBehavior(speed)
+    behavior.deviations = set(deviations)
+    behavior._reset_all()
     P = Characteristic.Properties
 
     def uuid(name: str) -> str:
@@ -487,7 +499,8 @@ def mirror(speed: float = 10.0) -> _p.Profile:
         return lambda _connection: behavior.value(name)
 
     chars = {
-        "deviceInfo": Characteristic(uuid("deviceInfo"), P.READ, _p.READABLE,
+        # wrong-property: declared write-only, though it still reads (the permission is kept).
+        "deviceInfo": Characteristic(uuid("deviceInfo"), P.WRITE if "wrong-property" in deviations else P.READ, _p.READABLE,
                                      CharacteristicValue(read=reader("deviceInfo"))),
         "init": Characteristic(uuid("init"), P.WRITE, _p.WRITEABLE,
                                CharacteristicValue(read=_p._deny_read, write=behavior.delayed(behavior.write_init))),
@@ -513,7 +526,8 @@ def mirror(speed: float = 10.0) -> _p.Profile:
                 UUID(MIRROR_SERVICE).to_bytes(force_128=True))
     manufacturer = (AdvertisingData.MANUFACTURER_SPECIFIC_DATA, MIRROR_MANUFACTURER)
     name = (AdvertisingData.COMPLETE_LOCAL_NAME, MIRROR_NAME.encode())
-    extended = _p._ad(flags, uuids128, manufacturer, name)  # 45 bytes
+    extended = (_p._ad(flags, manufacturer, name) if "no-service-uuid" in deviations
+                else _p._ad(flags, uuids128, manufacturer, name))  # 45 bytes
     return _p.Profile(
         name="mirror", device_name=MIRROR_NAME, services=[service],
         legacy_advertising_data=_p._ad(flags, uuids128),  # unused: the mirror always uses extended
