@@ -37,7 +37,7 @@ enum CropStudy {
                 whole.reads += wholeRead.count
                 for (index, margin) in margins.enumerated() {
                     start = threadCPUNanoseconds()
-                    let read = Set(regions.flatMap { zbar.decode(crop(frame, $0, margin: margin)) })
+                    let read = Set(regions.flatMap { zbar.decode(ZXingThenZBarDecoder.crop(frame, $0, margin: margin)) })
                     crops[index].nanoseconds += threadCPUNanoseconds() - start
                     crops[index].kept += read.intersection(wholeRead).count
                     crops[index].extra += read.subtracting(wholeRead).count
@@ -52,17 +52,5 @@ enum CropStudy {
                       + (whole.nanoseconds > 0 ? String(format: " (%.2f× the whole frame)", Double(crops[index].nanoseconds) / Double(whole.nanoseconds)) : ""))
             }
         }
-    }
-
-    /// `region` grown by `margin` of its longer side on every side, cut to the frame, as a frame
-    /// of its own (rows packed).
-    static func crop(_ frame: GrayFrame, _ region: FrameRegion, margin: Double) -> GrayFrame {
-        let grow = Int(Double(max(region.width, region.height)) * margin)
-        let x0 = max(0, region.x - grow), y0 = max(0, region.y - grow)
-        let x1 = min(frame.width, region.x + region.width + grow), y1 = min(frame.height, region.y + region.height + grow)
-        var pixels = [UInt8]()
-        pixels.reserveCapacity((x1 - x0) * (y1 - y0))
-        for y in y0..<y1 { pixels.append(contentsOf: frame.pixels[(y * frame.stride + x0)..<(y * frame.stride + x1)]) }
-        return GrayFrame(width: x1 - x0, height: y1 - y0, pixels: pixels, timestamp: frame.timestamp, sequence: frame.sequence)
     }
 }

@@ -143,7 +143,7 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
 
     /// `region` grown by `margin` of its longer side on every side and cut to the frame, as a
     /// frame of its own (rows packed); the whole frame if that leaves nothing.
-    static func crop(_ frame: GrayFrame, _ region: FrameRegion, margin: Double) -> GrayFrame {
+    public static func crop(_ frame: GrayFrame, _ region: FrameRegion, margin: Double) -> GrayFrame {
         let grow = Int(Double(max(region.width, region.height)) * margin)
         let x0 = max(0, region.x - grow), y0 = max(0, region.y - grow)
         let x1 = min(frame.width, region.x + region.width + grow), y1 = min(frame.height, region.y + region.height + grow)
