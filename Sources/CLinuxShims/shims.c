@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/netlink.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
@@ -482,4 +483,33 @@ int hal_thread_become_idle(const char *name) {
     if (sched_setscheduler(0, SCHED_IDLE, &parameters) == 0) return 2;
     if (setpriority(PRIO_PROCESS, 0, 19) == 0) return 1;
     return 0;
+}
+
+int hal_uevent_socket(unsigned groups) {
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
+    if (fd < 0) return -errno;
+    struct sockaddr_nl address;
+    memset(&address, 0, sizeof address);
+    address.nl_family = AF_NETLINK;
+    address.nl_groups = groups;
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) {
+        int saved = errno;
+        close(fd);
+        return -saved;
+    }
+    return fd;
+}
+
+long hal_uevent_receive(int fd, void *buffer, size_t size, unsigned *sender_port) {
+    struct sockaddr_nl from;
+    socklen_t length = sizeof from;
+    memset(&from, 0, sizeof from);
+    for (;;) {
+        ssize_t n = recvfrom(fd, buffer, size, 0, (struct sockaddr *)&from, &length);
+        if (n >= 0) {
+            if (sender_port) *sender_port = from.nl_pid;
+            return (long)n;
+        }
+        if (errno != EINTR) return -errno;
+    }
 }

@@ -49,10 +49,9 @@ public final class IdleWorker: Sendable {
                     defer { s.job = nil }
                     return (s.job, s.closed)
                 }
-                if let job {
-                    job()
-                    state.withLock { $0.busy = false }
-                }
+                // The job marks the thread free itself, before its caller hears the answer, so
+                // the caller may offer the next one at once.
+                job?()
                 if closed { return }
             }
         }
@@ -103,8 +102,9 @@ public final class IdleWorker: Sendable {
                     guard !s.busy, !s.closed else { return false }
                     s.busy = true
                     s.job = {
-                        guard answer.isAwaited else { return }
-                        answer.give(work())
+                        let value = answer.isAwaited ? work() : nil
+                        shared.state.withLock { $0.busy = false }
+                        answer.give(value)
                     }
                     return true
                 }

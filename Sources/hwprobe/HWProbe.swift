@@ -98,6 +98,8 @@ struct HWProbe: Sendable {
             return try await WeighCommand(console: console, registry: registry, transports: transports).run(invocation)
         case "gatt":
             return try await GattCommand(console: console, transports: transports).run(invocation)
+        case "watch":
+            return try await WatchCommand(console: console, registry: registry, sources: listSources, transports: transports).run(invocation)
         case "check":
             return try await CheckCommand(console: console, registry: registry, transports: transports, reportCases: checkCases).run(invocation)
         case "scan":

@@ -170,6 +170,14 @@ int hal_fsync(int fd);
 /// write(2) of the whole buffer, retried on EINTR and short writes; returns the count or -errno.
 long hal_write_all(int fd, const void *bytes, size_t count);
 
+// ---- Hotplug ------------------------------------------------------------------------------------
+/// A non-blocking netlink socket bound to the kernel's uevent multicast group (`groups` 1: the
+/// kernel's own messages; udev re-sends on group 2): the fd, or -errno.
+int hal_uevent_socket(unsigned groups);
+/// recv(2) of one datagram; the sender's netlink port id in *sender_port (0 is the kernel).
+/// Returns the length, or -errno.
+long hal_uevent_receive(int fd, void *buffer, size_t size, unsigned *sender_port);
+
 // ---- Process ------------------------------------------------------------------------------------
 /// prctl(PR_SET_DUMPABLE, 0) and RLIMIT_CORE 0 (soft and hard): no core file and no ptrace by
 /// other users while secrets are in memory.

@@ -57,6 +57,16 @@ enum Commands {
                         Example(line: "hwprobe gatt --hci uart:/dev/ttyACM0 C0:FF:EE:00:4F:2A/random --json --btsnoop /tmp/gatt.btsnoop",
                                 what: "through a Zephyr hci_uart board, as JSON, with the HCI traffic kept for Wireshark"),
                     ]),
+        CommandSpec(name: "watch", synopsis: "hwprobe watch [--hci URI]... [--seconds S] [--json]",
+                    summary: "Report what appears and disappears while it runs: controllers, cameras, pads and serial ports from the "
+                        + "kernel's hotplug events, peripherals from advertisements on each --hci (removed after 10 s unheard).",
+                    options: [OptionSpec(name: "--hci", valueName: "URI", repeatable: true, help: hci.help, value: hci.value),
+                              OptionSpec(name: "--seconds", valueName: "S", help: "stop after S seconds (default: at Ctrl-C)"),
+                              OptionSpec(name: "--json", help: "one JSON object per line: {\"event\", \"section\", \"device\", \"t\"}")],
+                    examples: [
+                        Example(line: "hwprobe watch --json", what: "hotplug of cameras, pads, controllers and serial ports as JSON lines"),
+                        Example(line: "hwprobe watch --hci sim: --seconds 15", what: "the bench's peripherals appearing"),
+                    ]),
         CommandSpec(name: "check", synopsis: "hwprobe check --hci URI [ADDRESS] [--profile mirror-v1|wss|bcs] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Run a profile's conformance checks against one peripheral: each requirement a client can observe, "
                         + "passed, failed with what was expected and what was seen, or skipped. Exit 1 when a check failed.",
@@ -147,7 +157,7 @@ enum Commands {
 
     /// The command names, for `help COMMAND`: spelled out, since the table cannot read itself while
     /// it is being made (a test checks that they are `all`'s names in order).
-    static let commandNames = ["list", "gatt", "check", "weigh", "scan", "import", "haptics", "demo", "help", "completions"]
+    static let commandNames = ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "demo", "help", "completions"]
 
     private static var globalSpellings: String {
         CommandSpec.global.map { option in
