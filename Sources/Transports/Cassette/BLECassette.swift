@@ -73,6 +73,11 @@ public struct BLECassette: Hashable, Sendable {
         case extendedNonConnectable = "ext-nonconn"
 
         public var isLegacy: Bool { self != .extended && self != .extendedNonConnectable }
+        /// The most data a report of this kind carries: 31 bytes in a legacy advertising PDU; a
+        /// scan response may come as an extended report (AUX_SCAN_RSP), up to 1650.
+        public var maximumData: Int {
+            isLegacy && self != .scanResponse ? Limits.legacyAdvertisingBytes : Limits.advertisingBytes
+        }
         public var connectable: Bool { self == .connectable || self == .directed || self == .extended }
 
         /// The kind of a report as the host stack decoded it.

@@ -147,8 +147,7 @@ public struct CassetteReader {
             throw damaged("an advertising kind (" + BLECassette.AdvertisingKind.allCases.map(\.rawValue).joined(separator: ", ") + ")", text)
         }
         guard let rssi = Int8(words[3]) else { throw damaged("an RSSI in dBm from -128 to 127", text) }
-        let limit = kind.isLegacy ? BLECassette.Limits.legacyAdvertisingBytes : BLECassette.Limits.advertisingBytes
-        let data = try hex(words[4], atMost: limit, allowEmpty: true, what: "advertising data", text)
+        let data = try hex(words[4], atMost: kind.maximumData, allowEmpty: true, what: "advertising data", text)
         var peripheral = cassette.peripherals[index]
         guard peripheral.connections.isEmpty else { throw damaged("a device's `adv` records before its connections", text) }
         if let last = peripheral.advertising.last, at < last.at { throw damaged("times that do not run backwards (the last `adv` was at \(CassetteFormat.time(last.at)))", text) }

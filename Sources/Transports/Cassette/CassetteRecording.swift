@@ -76,8 +76,7 @@ public struct CassetteRecording: Sendable {
 
     private mutating func advertised(_ report: LEAdvertisingReport, at now: Duration) {
         let kind = BLECassette.AdvertisingKind(report)
-        let limit = kind.isLegacy ? BLECassette.Limits.legacyAdvertisingBytes : BLECassette.Limits.advertisingBytes
-        guard report.data.count <= limit, let index = peripheralIndex(report.address) else {
+        guard report.data.count <= kind.maximumData, let index = peripheralIndex(report.address) else {
             dropped += 1
             return
         }

@@ -10,8 +10,13 @@ public enum CassettePlayback {
     public static func controller(_ cassette: BLECassette, clock: any Clock<Duration>, timing: ReplayTiming = .recorded,
                                   description: String = "replay:", warn: @escaping @Sendable (String) -> Void = { _ in })
         -> VirtualController {
-        VirtualController(peripherals: cassette.peripherals.map { ReplayPeripheral($0, timing: timing, warn: warn) },
-                          clock: clock, description: description)
+        var configuration = ControllerConfiguration()
+        // What our host heard as extended reports after legacy scanning, it hears so again.
+        configuration.legacyCommandsSeeExtendedAdvertising = cassette.peripherals.contains {
+            $0.advertising.contains { !$0.kind.isLegacy }
+        }
+        return VirtualController(peripherals: cassette.peripherals.map { ReplayPeripheral($0, timing: timing, warn: warn) },
+                                 clock: clock, configuration: configuration, description: description)
     }
 
     /// Our host stack over that controller.

@@ -57,7 +57,7 @@ extension ControllerCore {
     }
 
     private func accepts(_ initiator: Initiator, address: BLEAddress, form: VirtualAdvertising.Form) -> Bool {
-        if case .extended = form, !initiator.extended { return false }
+        if case .extended = form, !initiator.extended, !configuration.legacyCommandsSeeExtendedAdvertising { return false }
         if initiator.filterPolicy == 0 { return initiator.peer == address }
         return acceptList.contains(address)
     }
@@ -86,7 +86,8 @@ extension ControllerCore {
             }
         case .extended(let data):
             // A legacy scanner does not hear extended advertising at all.
-            guard scanner.extended, firstSighting(address, scanResponse: false) else { return }
+            guard scanner.extended || configuration.legacyCommandsSeeExtendedAdvertising,
+                  firstSighting(address, scanResponse: false) else { return }
             emitExtendedReport(eventType: 0x0001, addressType, address, advertising, data: data, legacy: false)
         }
     }
