@@ -65,6 +65,10 @@ struct HWProbe: Sendable {
         transports.replayWarning = { console.err("hwprobe: \($0)\n") }
         // A cassette carries what a capture does: the same rules, checked as early.
         let recordPath = invocation.value("--record")
+        let anonymize = invocation.has("--anonymize")
+        if anonymize, recordPath == nil {
+            throw CLIFailure(kind: .usage, message: "--anonymize changes what --record writes: give --record FILE too")
+        }
         if let recordPath {
             try OutputTarget.check(recordPath, replacing: false, option: "--record")
             let uri = invocation.all("--hci").first.flatMap { try? DeviceURI(parsing: $0) }
@@ -76,17 +80,17 @@ struct HWProbe: Sendable {
             code = try await command(invocation, transports: transports)
         } catch {
             // A session that failed is worth keeping too (a mirror fault, a timeout): it replays the same way.
-            _ = keep(recorder, at: recordPath)
+            _ = keep(recorder, at: recordPath, anonymized: anonymize)
             throw error
         }
-        return keep(recorder, at: recordPath).map { code == ExitCode.success ? $0 : code } ?? code
+        return keep(recorder, at: recordPath, anonymized: anonymize).map { code == ExitCode.success ? $0 : code } ?? code
     }
 
     /// Writes the cassette once the command is done. A cassette that cannot be written is said on
     /// stderr and turns a success into its exit code; what the command printed stays as it was.
-    private func keep(_ recorder: CassetteRecorder, at path: String) -> Int32? {
+    private func keep(_ recorder: CassetteRecorder, at path: String, anonymized: Bool) -> Int32? {
         do throws(CLIFailure) {
-            try OutputTarget.write(Array(recorder.text.utf8), to: path, replacing: false, option: "--record")
+            try OutputTarget.write(Array(recorder.text(anonymized: anonymized).utf8), to: path, replacing: false, option: "--record")
             return nil
         } catch {
             console.err("hwprobe: the cassette was not kept: \(error.message)\n")

@@ -30,10 +30,12 @@ public final class CassetteRecorder: HCIPacketTap {
     /// Records past a limit that were not kept.
     public var dropped: Int { state.withLock { $0.dropped } }
 
-    /// The cassette's text, with a note of anything a limit kept out.
-    public var text: String {
+    /// The cassette's text, with a note of anything a limit kept out; `anonymized` for
+    /// `--anonymize` (see `CassetteAnonymizer`).
+    public func text(anonymized: Bool = false) -> String {
         let (cassette, dropped) = state.withLock { ($0.cassette, $0.dropped) }
-        var text = CassetteFormat.text(of: cassette)
+        var text = CassetteFormat.text(of: anonymized ? CassetteAnonymizer.anonymize(cassette) : cassette)
+        if anonymized { text += "# anonymized: addresses, names and serial numbers replaced\n" }
         if dropped > 0 { text += "# \(dropped) records were past the cassette's limits and were not kept\n" }
         return text
     }

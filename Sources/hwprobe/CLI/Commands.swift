@@ -14,20 +14,22 @@ enum Commands {
     static let record = OptionSpec(name: "--record", valueName: "FILE",
                                    help: "make a cassette of the BLE session in FILE (mode 0600, a new file), to play back with --hci replay:FILE",
                                    value: .file)
+    static let anonymize = OptionSpec(name: "--anonymize",
+                                      help: "with --record: replace addresses, names and serial numbers in the cassette (the same one the same way), to share it")
 
     static let all: [CommandSpec] = [
-        CommandSpec(name: "list", synopsis: "hwprobe [list] [--hci URI]... [--scan-seconds S] [--record FILE] [--json]",
+        CommandSpec(name: "list", synopsis: "hwprobe [list] [--hci URI]... [--scan-seconds S] [--record FILE [--anonymize]] [--json]",
                     summary: "List HCI controllers, cameras, haptic devices and serial ports, and scan for BLE peripherals on each --hci.",
                     options: [OptionSpec(name: "--hci", valueName: "URI", repeatable: true, help: hci.help, value: hci.value),
                               OptionSpec(name: "--scan-seconds", valueName: "S", help: "how long to scan for peripherals (default 3)"),
-                              record, json],
+                              record, anonymize, json],
                     examples: [
                         Example(line: "hwprobe list", what: "controllers, cameras, pads and serial ports; what cannot be seen is listed under problems"),
                         Example(line: "hwprobe list --hci sim: --json", what: "plus a BLE scan of the simulated bench with the driver claiming each peripheral, as JSON"),
                         Example(line: "hwprobe list --hci tcp:127.0.0.1:9101 --scan-seconds 2", what: "scan for two seconds through a virtual controller"),
                     ]),
         CommandSpec(name: "gatt", synopsis: "hwprobe gatt --hci URI ADDRESS [--read ID|all]... [--write ID=HEX]... [--write-command ID=HEX]... "
-                        + "[--subscribe ID [--count N] [--seconds S]] [--record FILE] [--json]",
+                        + "[--subscribe ID [--count N] [--seconds S]] [--record FILE [--anonymize]] [--json]",
                     summary: "Connect to a peripheral and dump its whole GATT database, with names; read, write and subscribe. "
                         + "ID is a characteristic UUID (2A9D or 128-bit; its first occurrence) or a value handle (22 or 0x0016). "
                         + "Reads come first, then writes in the order given, then the subscription; "
@@ -44,7 +46,7 @@ enum Commands {
                               OptionSpec(name: "--count", valueName: "N", help: "stop the subscription after N values"),
                               OptionSpec(name: "--seconds", valueName: "S",
                                          help: "stop the subscription after S seconds (with --json and neither limit: 10); Ctrl-C stops it too"),
-                              record, json],
+                              record, anonymize, json],
                     positionals: [PositionalSpec(name: "ADDRESS", help: "AA:BB:CC:DD:EE:FF, optionally /public or /random")],
                     requiredPositionals: 1, required: ["--hci"],
                     examples: [
@@ -58,12 +60,12 @@ enum Commands {
                         Example(line: "hwprobe gatt --hci uart:/dev/ttyACM0 C0:FF:EE:00:4F:2A/random --json --btsnoop /tmp/gatt.btsnoop",
                                 what: "through a Zephyr hci_uart board, as JSON, with the HCI traffic kept for Wireshark"),
                     ]),
-        CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--record FILE] [--json]",
+        CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--record FILE [--anonymize]] [--json]",
                     summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS. "
                         + "The scale must be seen within 10 s (or --timeout, if shorter): otherwise it is not found (exit 3).",
                     options: [hci, OptionSpec(name: "--timeout", valueName: "S",
                                               help: "give up after S seconds in all (default 30); finding the scale may take 10 of them"),
-                              record, json],
+                              record, anonymize, json],
                     positionals: [PositionalSpec(name: "ADDRESS", help: "the scale to use (optional)")], required: ["--hci"],
                     examples: [
                         Example(line: "hwprobe weigh --hci sim:", what: "the simulated bench's scale"),
@@ -71,12 +73,12 @@ enum Commands {
                         Example(line: "hwprobe weigh --hci hci:0 --record scale.cassette", what: "weigh, and keep the session as a cassette"),
                         Example(line: "hwprobe weigh --hci replay:scale.cassette --json", what: "the same scale again, played from the cassette with no hardware"),
                     ]),
-        CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--haptics URI] [--record FILE] [--json]",
+        CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--haptics URI] [--record FILE [--anonymize]] [--json]",
                     summary: "Run the body-scan flow against a mirror.",
                     options: [hci, OptionSpec(name: "--mirror", valueName: "ADDRESS", help: "the mirror to use"),
                               OptionSpec(name: "--height-cm", valueName: "N", help: "the person's height (default 170)"),
                               OptionSpec(name: "--yes", help: "answer the flow's questions (pick the nearest mirror, confirm alignment)"),
-                              haptics, record, json],
+                              haptics, record, anonymize, json],
                     required: ["--hci"],
                     examples: [
                         Example(line: "hwprobe scan --hci sim: --yes --json", what: "a whole unattended scan on the simulated bench, as the contract's JSON object"),

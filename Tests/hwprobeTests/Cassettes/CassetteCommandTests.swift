@@ -131,3 +131,32 @@ import Transports
         #expect(newer.err.contains("cannot read the cassette /nonexistent.cassette: no such file"))
     }
 }
+
+/// `--anonymize` with `--record`: the cassette has no address or name of the bench in it, and
+/// replays to the same JSON but for the replaced address.
+@Suite struct CassetteAnonymizeCommandTests {
+    let cli = CassetteCLI()
+
+    @Test func anAnonymizedCassetteReplaysUnderItsNewAddress() async throws {
+        let (path, cleanup) = CassetteCLI.temporaryPath()
+        defer { cleanup() }
+        let live = await cli.run(["weigh", "--hci", "sim:", "--json", "--record", path, "--anonymize"])
+        #expect(live.code == 0)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("D4:12:3A:00:18:1D"))
+        #expect(!text.contains("42656e6368205363616c65"), "the name Bench Scale in hex")
+        #expect(text.contains("# anonymized"))
+        let replay = await cli.run(["weigh", "--hci", "replay:\(path)", "--json"])
+        #expect(replay.code == 0, "\(replay.err)")
+        let json = try JSONShape.parse(replay.out)
+        #expect(json["address"]?.string == "00:00:00:00:00:02", "the bench scale, second by address")
+        #expect(json["weightKg"]?.number == 72.35)
+        #expect(json["driver"]?.string == "standard-scale")
+    }
+
+    @Test func anonymizeWithoutRecordIsAUsageError() async {
+        let result = await cli.run(["weigh", "--hci", "sim:", "--json", "--anonymize"])
+        #expect(result.code == 2)
+        #expect(result.err.contains("give --record FILE too"))
+    }
+}
