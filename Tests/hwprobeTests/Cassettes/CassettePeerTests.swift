@@ -22,14 +22,16 @@ struct CassettePeerTests {
         /// What to tell the peer before the command (a mirror fault).
         var before: [String: String] = [:]
         /// What the scale peer is told while the command runs.
-        enum During: Sendable { case standardWeight, miWeight }
+        enum During: Sendable, Equatable { case standardWeight, miWeight }
         var during: During?
         var exitCode: Int32 = 0
         var testDescription: String { name }
     }
 
     static let sessions: [Session] = [
-        Session(name: "peer-scale-weigh", peer: ["--profile", "scale"], command: ["weigh", "--hci", "URI", "ADDRESS", "--timeout", "20", "--json"],
+        // "--speed 10" is the default: it only gives these sessions a scale peer of their own, since
+        // the peer's history of indications (which DriverPeerTests waits on) outlives a connection.
+        Session(name: "peer-scale-weigh", peer: ["--profile", "scale", "--speed", "10"], command: ["weigh", "--hci", "URI", "ADDRESS", "--timeout", "20", "--json"],
                 during: .standardWeight),
         Session(name: "peer-bcs-weigh", peer: ["--profile", "bcs"], command: ["weigh", "--hci", "URI", "ADDRESS", "--timeout", "20", "--json"]),
         Session(name: "peer-miscale-weigh", peer: ["--profile", "miscale"], command: ["weigh", "--hci", "URI", "ADDRESS", "--timeout", "20", "--json"],
@@ -57,6 +59,7 @@ struct CassettePeerTests {
         }
         let (path, cleanup) = CassetteCLI.temporaryPath()
         defer { cleanup() }
+        let indicatedBefore = session.during == .standardWeight ? try await indicated(peer) : 0
         let arguments = session.command.map { $0 == "URI" ? peer.tcp.description : $0 == "ADDRESS" ? peer.address.description : $0 }
         let live = Task { await run(arguments + ["--record", path]) }
         if let during = session.during {
@@ -64,7 +67,7 @@ struct CassettePeerTests {
             // (the weighing is scanning by then, as in DriverPeerTests).
             switch during {
             case .standardWeight:
-                try await seriesSent(peer)
+                try await seriesSent(peer, after: indicatedBefore)
                 _ = try await peer.command(["cmd": "weigh", "kg": [72.35]])
             case .miWeight:
                 _ = try await peer.command(["cmd": "mi_weigh", "kg": 72.35, "impedance": 500])
@@ -94,13 +97,17 @@ struct CassettePeerTests {
         }
     }
 
-    /// Waits (with a deadline) until the scale peer has indicated its opening series.
-    func seriesSent(_ peer: PeerProcess) async throws {
+    func indicated(_ peer: PeerProcess) async throws -> Int {
+        (try await peer.command(["cmd": "state"])["indicated"] as? [Any])?.count ?? 0
+    }
+
+    /// Waits (with a deadline) until the scale peer has indicated this connection's opening
+    /// series: three more values than `before` (its history holds at most 20).
+    func seriesSent(_ peer: PeerProcess, after before: Int) async throws {
         let clock = ContinuousClock()
         let end = clock.now.advanced(by: .seconds(15))
         while clock.now < end {
-            let state = try await peer.command(["cmd": "state"])
-            if let sent = state["indicated"] as? [Any], sent.count >= 3 { return }
+            if try await indicated(peer) >= min(before + 3, 20) { return }
             try await clock.sleep(for: .milliseconds(50)) // polling another process's state
         }
         Issue.record("the peer never sent its series")
