@@ -118,6 +118,22 @@ import Transports
         #expect(warnings.first?.contains("Read By Group Type Request") == true)
     }
 
+    @Test func listRecordsItsFirstControllerOnlyAndSaysSo() async throws {
+        let (path, cleanup) = CassetteCLI.temporaryPath()
+        defer { cleanup() }
+        let (first, firstCleanup) = CassetteCLI.temporaryPath()
+        defer { firstCleanup() }
+        _ = await cli.run(["weigh", "--hci", "sim:", "--json", "--record", first])
+        // Two controllers: the bench, and a replay of a weigh on it.
+        let result = await cli.run(["list", "--hci", "replay:\(first)", "--hci", "sim:", "--scan-seconds", "1", "--json", "--record", path])
+        #expect(result.code == 0)
+        let problems = try JSONShape.parse(result.out)["problems"]?.array?.compactMap { $0["message"]?.string } ?? []
+        #expect(problems.contains("--record holds replay:\(first)'s peripherals only: run once per controller to record the others"), "\(problems)")
+        let cassette = try CassetteReader.read(path: path)
+        #expect(cassette.peripherals.count == 2, "the bench's two peripherals, heard through the replay")
+        #expect(cassette.peripherals.allSatisfy { $0.connections.isEmpty })
+    }
+
     @Test func aDamagedCassetteIsRefusedWithItsLine() async throws {
         let (path, cleanup) = CassetteCLI.temporaryPath()
         defer { cleanup() }
