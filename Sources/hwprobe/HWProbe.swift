@@ -90,7 +90,9 @@ struct HWProbe: Sendable {
     /// stderr and turns a success into its exit code; what the command printed stays as it was.
     private func keep(_ recorder: CassetteRecorder, at path: String, anonymized: Bool) -> Int32? {
         do throws(CLIFailure) {
-            try OutputTarget.write(Array(recorder.text(anonymized: anonymized).utf8), to: path, replacing: false, option: "--record")
+            // A session ended by Ctrl-C (a subscription, a cancelled scan) is kept too.
+            try OutputTarget.write(Array(recorder.text(anonymized: anonymized).utf8), to: path, replacing: false, option: "--record",
+                                   evenAfterInterrupt: true)
             return nil
         } catch {
             console.err("hwprobe: the cassette was not kept: \(error.message)\n")
