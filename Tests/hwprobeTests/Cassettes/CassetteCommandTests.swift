@@ -31,6 +31,21 @@ import Transports
         #expect(cassette.peripheral(BLEAddress(string: "C0:FF:EE:00:4F:2A", defaultKind: .random)!)?.connections.isEmpty == true)
     }
 
+    @Test(arguments: [
+        ["gatt", "--hci", "sim:", "C0:FF:EE:00:4F:2A", "--read", "all", "--json"],
+        ["scan", "--hci", "sim:", "--yes", "--json"],
+        ["gatt", "--hci", "sim:", "D4:12:3A:00:18:1D", "--read", "all"],
+    ])
+    func recordingChangesNothingOtherCommandsPrint(_ command: [String]) async throws {
+        let (path, cleanup) = CassetteCLI.temporaryPath()
+        defer { cleanup() }
+        let plain = await cli.run(command)
+        let recorded = await cli.run(command + ["--record", path])
+        #expect(recorded.code == plain.code)
+        #expect(recorded.out == plain.out)
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
     @Test func anExistingRecordFileIsRefusedBeforeAnyControllerOpens() async throws {
         let (path, cleanup) = CassetteCLI.temporaryPath()
         defer { cleanup() }
