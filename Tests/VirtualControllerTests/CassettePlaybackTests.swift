@@ -112,3 +112,58 @@ import Transports
         #expect(result.states.last == .failed)
     }
 }
+
+/// What a replay advertises is what was recorded, PDU kind included: recording a replay gives the
+/// advertising records back, and a broadcaster cannot be connected to.
+@Suite struct CassetteAdvertisingRoundTripTests {
+    static let broadcaster = BLEAddress(string: "C4:7C:8D:6A:00:01", defaultKind: .public)!
+    static let scannable = BLEAddress(string: "C4:7C:8D:6A:00:02", defaultKind: .public)!
+    static let connectable = BLEAddress(string: "C4:7C:8D:6A:00:03", defaultKind: .random)!
+
+    static let cassette = BLECassette(peripherals: [
+        BLECassette.Peripheral(address: broadcaster, advertising: [
+            .init(at: .milliseconds(100), kind: .nonConnectable, rssi: -70, data: [0x02, 0x01, 0x04, 0x05, 0x16, 0x1B, 0x18, 0x01, 0x02]),
+            .init(at: .milliseconds(900), kind: .nonConnectable, rssi: -70, data: [0x02, 0x01, 0x04, 0x05, 0x16, 0x1B, 0x18, 0x03, 0x04]),
+        ]),
+        BLECassette.Peripheral(address: scannable, advertising: [
+            .init(at: .milliseconds(150), kind: .scannable, rssi: -60, data: [0x02, 0x01, 0x04]),
+            .init(at: .milliseconds(150), kind: .scanResponse, rssi: -60, data: [0x03, 0x09, 0x53, 0x43]),
+        ]),
+        BLECassette.Peripheral(address: connectable, advertising: [
+            .init(at: .milliseconds(200), kind: .connectable, rssi: -50, data: [0x02, 0x01, 0x06]),
+        ]),
+    ])
+
+    @Test func recordingAReplayGivesTheRecordedAdvertisingKindsBack() async throws {
+        let clock = ManualClock()
+        let recorder = CassetteRecorder(clock: clock)
+        let refused = await drive(clock) { () -> Result<Bool, any Error> in
+            do {
+                let central = try await CassettePlayback.central(Self.cassette, uri: .replay(path: "(test)"), clock: clock, tap: recorder)
+                var heard: Set<BLEAddress> = []
+                for try await device in central.discover() {
+                    heard.insert(device.address)
+                    if heard.count == 3, device.advertisement.serviceData.values.first == [0x03, 0x04] { break }
+                }
+                // The broadcaster never takes a connection: the attempt meets its deadline.
+                let attempt: Bool
+                do throws(BLEError) {
+                    _ = try await central.connect(Self.broadcaster, timeout: .seconds(2))
+                    attempt = false
+                } catch {
+                    attempt = error == .connectionTimedOut(Self.broadcaster)
+                }
+                await central.close()
+                return .success(attempt)
+            } catch {
+                return .failure(error)
+            }
+        }
+        #expect(try #require(refused).get() == true)
+        let heard = recorder.cassette
+        #expect(heard.peripheral(Self.broadcaster)?.advertising.map(\.kind) == [.nonConnectable, .nonConnectable])
+        #expect(heard.peripheral(Self.broadcaster)?.advertising.map(\.data) == Self.cassette.peripheral(Self.broadcaster)?.advertising.map(\.data))
+        #expect(heard.peripheral(Self.scannable)?.advertising.map(\.kind) == [.scannable, .scanResponse])
+        #expect(heard.peripheral(Self.connectable)?.advertising.map(\.kind).first == .connectable)
+    }
+}

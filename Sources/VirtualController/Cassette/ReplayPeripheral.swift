@@ -191,9 +191,12 @@ public struct ReplayPeripheral: VirtualPeripheral {
                 responseJoined = false
             }
             guard let primary else { continue }
+            // A broadcaster that cannot be scanned has no scan response to give.
             let form: VirtualAdvertising.Form = primary.kind.isLegacy
-                ? .legacy(advertisingData: primary.data, scanResponse: response) : .extended(data: primary.data)
-            let advertising = VirtualAdvertising(form: form, firstEvent: timeline.first?.at ?? primary.at, rssi: primary.rssi)
+                ? .legacy(advertisingData: primary.data, scanResponse: primary.kind == .nonConnectable ? [] : response)
+                : .extended(data: primary.data)
+            let advertising = VirtualAdvertising(form: form, firstEvent: timeline.first?.at ?? primary.at, rssi: primary.rssi,
+                                                 connectable: primary.kind.connectable)
             if joins || timeline.last?.at == record.at {
                 timeline[timeline.count - 1].advertising = advertising
             } else {
