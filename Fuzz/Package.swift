@@ -51,6 +51,8 @@ let package = Package(
         fuzzTarget("qr-decode", [product("Capture")]),
         // btsnoop captures read back (tests and tooling).
         fuzzTarget("btsnoop", [transports]),
+        // Cassettes (--record / replay:): the text reader, and the writer it must agree with.
+        fuzzTarget("cassette", [transports]),
         fuzzTarget("v4l2", [product("Capture")]),
         // What a driver says about a dequeued buffer (plane count, bytes used, data offset).
         fuzzTarget("v4l2-dequeue", [product("Capture")]),

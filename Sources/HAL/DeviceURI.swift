@@ -13,6 +13,8 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
     /// The built-in simulated bench; its `options` (`sim:?fault=…&backup=…`) pick what goes
     /// wrong on it, so a person can try how a flow behaves when a device misbehaves.
     case sim(options: [String: String])
+    /// A cassette recorded with `--record PATH`, played back as the devices it recorded.
+    case replay(path: String)
 
     /// `sim:` with nothing going wrong.
     public static var simulatedBench: DeviceURI { .sim(options: [:]) }
@@ -24,13 +26,16 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
         case .hci, .uart, .tcp: .hci
         case .v4l2, .file: .camera
         case .usb, .hidraw, .evdev, .log, .bell: .haptics
-        case .sim: .any
+        case .sim, .replay: .any
         }
     }
 
+    /// No hardware behind it: the simulated bench, or a cassette played back (both on the bench's clock).
     public var isSimulated: Bool {
-        if case .sim = self { return true }
-        return false
+        switch self {
+        case .sim, .replay: true
+        default: false
+        }
     }
 
     public init(parsing text: String) throws(DeviceURIError) {
@@ -102,6 +107,9 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
             self = .evdev(path: body)
         case "log": self = .log
         case "bell": self = .bell
+        case "replay":
+            guard !body.isEmpty else { throw .malformed(text, "expected replay:PATH, the cassette --record wrote") }
+            self = .replay(path: body)
         case "sim":
             guard body.isEmpty else { throw .malformed(text, "expected sim: or sim:?OPTION=VALUE") }
             self = .sim(options: Dictionary(query, uniquingKeysWith: { _, last in last }))
@@ -126,6 +134,7 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
         case .evdev(let path): "evdev:\(path)"
         case .log: "log:"
         case .bell: "bell:"
+        case .replay(let path): "replay:\(path)"
         case .sim(let options):
             "sim:" + (options.isEmpty ? "" : "?" + options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&"))
         }
@@ -154,7 +163,7 @@ public enum DeviceURIError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownScheme(let scheme):
-            "unknown device kind '\(scheme):' (known: hci, uart, tcp, v4l2, file, usb, hidraw, evdev, log, bell, sim)"
+            "unknown device kind '\(scheme):' (known: hci, uart, tcp, v4l2, file, usb, hidraw, evdev, log, bell, sim, replay)"
         case .malformed(let uri, let why): "bad device URI '\(uri)': \(why)"
         }
     }

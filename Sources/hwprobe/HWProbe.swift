@@ -1,6 +1,7 @@
 import Flows
 import Foundation
 import HAL
+import Transports
 
 /// The CLI's entry: parse, dispatch, map failures to the contract's exit codes and JSON.
 struct HWProbe: Sendable {
@@ -86,7 +87,50 @@ struct HWProbe: Sendable {
         if let snoop = invocation.value("--btsnoop") { try OutputTarget.check(snoop, replacing: false, option: "--btsnoop") }
         // -v: every controller a command opens reports through the same log.
         let log = invocation.has("--verbose") ? HostEventLog(console: console, registry: registry) : nil
-        let transports = TransportFactory(bench: bench, registry: registry, log: log)
+        var transports = TransportFactory(bench: bench, registry: registry, log: log)
+        let console = console
+        transports.replayWarning = { console.err("hwprobe: \($0)\n") }
+        // A cassette carries what a capture does: the same rules, checked as early.
+        let recordPath = invocation.value("--record")
+        let anonymize = invocation.has("--anonymize")
+        if anonymize, recordPath == nil {
+            throw CLIFailure(kind: .usage, message: "--anonymize changes what --record writes: give --record FILE too")
+        }
+        if let recordPath {
+            try OutputTarget.check(recordPath, replacing: false, option: "--record")
+            let uri = invocation.all("--hci").first.flatMap { try? DeviceURI(parsing: $0) }
+            transports.recorder = CassetteRecorder(clock: uri.map(transports.clock(for:)) ?? ContinuousClock())
+        }
+        guard let recordPath, let recorder = transports.recorder else {
+            return try await command(invocation, transports: transports, checkCases: checkCases)
+        }
+        let code: Int32
+        do {
+            code = try await command(invocation, transports: transports, checkCases: checkCases)
+        } catch {
+            // A session that failed is worth keeping too (a mirror fault, a timeout): it replays the same way.
+            _ = keep(recorder, at: recordPath, anonymized: anonymize)
+            throw error
+        }
+        return keep(recorder, at: recordPath, anonymized: anonymize).map { code == ExitCode.success ? $0 : code } ?? code
+    }
+
+    /// Writes the cassette once the command is done. A cassette that cannot be written is said on
+    /// stderr and turns a success into its exit code; what the command printed stays as it was.
+    private func keep(_ recorder: CassetteRecorder, at path: String, anonymized: Bool) -> Int32? {
+        do throws(CLIFailure) {
+            // A session ended by Ctrl-C (a subscription, a cancelled scan) is kept too.
+            try OutputTarget.write(Array(recorder.text(anonymized: anonymized).utf8), to: path, replacing: false, option: "--record",
+                                   evenAfterInterrupt: true)
+            return nil
+        } catch {
+            console.err("hwprobe: the cassette was not kept: \(error.message)\n")
+            return error.exitCode
+        }
+    }
+
+    private func command(_ invocation: Invocation, transports: TransportFactory,
+                         checkCases: Locked<(suite: String, cases: [RunReport.Case])?>) async throws(CLIFailure) -> Int32 {
         switch invocation.command {
         case "list": return try await list(invocation, transports: transports)
         case "help": return help(invocation)

@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test func bashCompletesDeviceURIsAndFiles() throws {
-        #expect(try bashComplete("hwprobe scan --hci ") == ["hci:", "uart:", "tcp:", "sim:"])
+        #expect(try bashComplete("hwprobe scan --hci ") == ["hci:", "uart:", "tcp:", "sim:", "replay:"])
         #expect(try bashComplete("hwprobe import --camera ") == ["v4l2:", "file:", "sim:"])
         #expect(try bashComplete("hwprobe haptics --device h") == ["hidraw:"])
         #expect(try bashComplete("hwprobe scan --hci sim: --haptics ") == ["usb:", "hidraw:", "evdev:", "log:", "bell:"])
@@ -131,7 +131,7 @@ import Testing
         #expect(try Set(fishComplete("hwprobe scan --h")) == ["--help", "--hci", "--height-cm", "--haptics"])
         #expect(try fishComplete("hwprobe --js") == ["--json"])
         #expect(try fishComplete("hwprobe haptics --cue s") == ["selection", "success"])
-        #expect(try Set(fishComplete("hwprobe scan --hci ")) == ["hci:", "uart:", "tcp:", "sim:"])
+        #expect(try Set(fishComplete("hwprobe scan --hci ")) == ["hci:", "uart:", "tcp:", "sim:", "replay:"])
         #expect(try fishComplete("hwprobe import --camera file:videos/b") == ["file:videos/backup.y4m"])
         #expect(try fishComplete("hwprobe import --out pass") == ["password.txt"])
         #expect(try Set(fishComplete("hwprobe completions ")) == ["bash", "zsh", "fish"])

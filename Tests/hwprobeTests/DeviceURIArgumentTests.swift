@@ -63,7 +63,8 @@ import Testing
         // Every scheme a message or completion offers names a device of that family.
         let samples = ["hci": "hci:0", "uart": "uart:/dev/ttyACM0", "tcp": "tcp:127.0.0.1:9101", "sim": "sim:",
                        "v4l2": "v4l2:/dev/video0", "file": "file:clip.y4m", "usb": "usb:045e:028e",
-                       "hidraw": "hidraw:/dev/hidraw3", "evdev": "evdev:/dev/input/event5", "log": "log:", "bell": "bell:"]
+                       "hidraw": "hidraw:/dev/hidraw3", "evdev": "evdev:/dev/input/event5", "log": "log:", "bell": "bell:",
+                       "replay": "replay:/tmp/session.cassette"]
         for family in [DeviceURI.Family.hci, .camera, .haptics] {
             for form in DeviceURIArgument.forms(family) {
                 #expect(form.example.hasPrefix(form.scheme + ":"))

@@ -32,6 +32,11 @@ public struct ControllerConfiguration: Hashable, Sendable {
     public var commandCredits: UInt8 = 1
     /// LE feature bit 12: the host may use the extended scanning and initiating commands.
     public var supportsExtendedAdvertising = true
+    /// Whether a host using the legacy scanning and initiating commands still hears extended
+    /// advertisements (as LE Extended Advertising Reports) and connects to them, as bumble's
+    /// controller does. Off by default, as on real controllers; a cassette recorded through such a
+    /// controller is replayed with it on, so the host hears what it heard then.
+    public var legacyCommandsSeeExtendedAdvertising = false
 
     /// Bytes waiting for the host beyond which advertising reports are dropped and peripherals
     /// are held back, as a controller whose buffers are full does.

@@ -49,7 +49,7 @@ extension ControllerCore {
         guard slots[index].handle == nil, slots[index].peripheral.isAdvertising else { return }
         let address = slots[index].peripheral.address
         // An initiator connects on the advertisement itself (CONNECT_IND answers it), Vol 6 Part B §4.5.
-        if let initiator, accepts(initiator, address: address, form: advertising.form) {
+        if let initiator, advertising.connectable, accepts(initiator, address: address, form: advertising.form) {
             establish(index, initiator, at: now)
             return
         }
@@ -57,7 +57,7 @@ extension ControllerCore {
     }
 
     private func accepts(_ initiator: Initiator, address: BLEAddress, form: VirtualAdvertising.Form) -> Bool {
-        if case .extended = form, !initiator.extended { return false }
+        if case .extended = form, !initiator.extended, !configuration.legacyCommandsSeeExtendedAdvertising { return false }
         if initiator.filterPolicy == 0 { return initiator.peer == address }
         return acceptList.contains(address)
     }
@@ -68,26 +68,32 @@ extension ControllerCore {
         let addressType: UInt8 = address.kind == .random ? 0x01 : 0x00
         switch advertising.form {
         case .legacy(let data, let scanResponse):
+            // ADV_IND, or for a broadcaster ADV_SCAN_IND (with a scan response) or ADV_NONCONN_IND
+            // (Vol 4 Part E §7.7.65.2 and §7.7.65.13 event types).
+            let scannable = advertising.connectable || !scanResponse.isEmpty
+            let (legacyType, extendedType): (UInt8, UInt16) = advertising.connectable ? (0x00, 0x0013) : scannable ? (0x02, 0x0012) : (0x03, 0x0010)
             if firstSighting(address, scanResponse: false) {
                 if scanner.extended {
-                    emitExtendedReport(eventType: 0x0013, addressType, address, advertising, data: Array(data.prefix(31)), legacy: true)
+                    emitExtendedReport(eventType: extendedType, addressType, address, advertising, data: Array(data.prefix(31)), legacy: true)
                 } else {
-                    emitLE(0x02, [1, 0x00, addressType] + address.littleEndianBytes + [UInt8(min(data.count, 31))] + data.prefix(31)
+                    emitLE(0x02, [1, legacyType, addressType] + address.littleEndianBytes + [UInt8(min(data.count, 31))] + data.prefix(31)
                            + [UInt8(bitPattern: advertising.rssi)], droppable: true)
                 }
             }
-            // Active scanning: the scan request is answered with SCAN_RSP (ADV_IND is scannable).
-            guard scanner.active, firstSighting(address, scanResponse: true) else { return }
+            // Active scanning: a scannable advertisement's scan request is answered with SCAN_RSP.
+            guard scannable, scanner.active, firstSighting(address, scanResponse: true) else { return }
             if scanner.extended {
-                emitExtendedReport(eventType: 0x001B, addressType, address, advertising, data: Array(scanResponse.prefix(31)), legacy: true)
+                emitExtendedReport(eventType: advertising.connectable ? 0x001B : 0x001A, addressType, address, advertising,
+                                   data: Array(scanResponse.prefix(31)), legacy: true)
             } else {
                 emitLE(0x02, [1, 0x04, addressType] + address.littleEndianBytes + [UInt8(min(scanResponse.count, 31))]
                        + scanResponse.prefix(31) + [UInt8(bitPattern: advertising.rssi)], droppable: true)
             }
         case .extended(let data):
             // A legacy scanner does not hear extended advertising at all.
-            guard scanner.extended, firstSighting(address, scanResponse: false) else { return }
-            emitExtendedReport(eventType: 0x0001, addressType, address, advertising, data: data, legacy: false)
+            guard scanner.extended || configuration.legacyCommandsSeeExtendedAdvertising,
+                  firstSighting(address, scanResponse: false) else { return }
+            emitExtendedReport(eventType: advertising.connectable ? 0x0001 : 0x0000, addressType, address, advertising, data: data, legacy: false)
         }
     }
 

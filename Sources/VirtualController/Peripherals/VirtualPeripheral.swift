@@ -90,14 +90,19 @@ public struct VirtualAdvertising: Hashable, Sendable {
     }
 
     public var form: Form
+    /// Whether a central may connect: false makes a broadcaster (ADV_SCAN_IND when there is a
+    /// scan response, else ADV_NONCONN_IND; a non-connectable extended advertisement), as a
+    /// replayed cassette of a broadcasting scale needs.
+    public var connectable = true
     public var interval: Duration
     public var firstEvent: Duration
     public var rssi: Int8
     public var txPower: Int8
 
     public init(form: Form, interval: Duration = .milliseconds(100), firstEvent: Duration = .zero, rssi: Int8 = -50,
-                txPower: Int8 = 0) {
+                txPower: Int8 = 0, connectable: Bool = true) {
         self.form = form
+        self.connectable = connectable
         self.interval = max(interval, .milliseconds(20))
         self.firstEvent = firstEvent
         self.rssi = rssi

@@ -75,9 +75,9 @@ struct SimulatedBench: Sendable {
     }
 
     /// Our host stack over the bench's controller, on the bench's clock.
-    func central(uri: DeviceURI = .simulatedBench, snoopPath: String? = nil, events: HostEventHandler? = nil) async throws(BLEError)
-        -> BLECentral {
-        try await BLECentral.open(stream: controller(), uri: uri, snoopPath: snoopPath, clock: clock, events: events)
+    func central(uri: DeviceURI = .simulatedBench, snoopPath: String? = nil, events: HostEventHandler? = nil,
+                 tap: (any HCIPacketTap)? = nil) async throws(BLEError) -> BLECentral {
+        try await BLECentral.open(stream: controller(), uri: uri, snoopPath: snoopPath, clock: clock, events: events, tap: tap)
     }
 
     /// The demo backup made with a costly derivation (64 MiB, p = 16: seconds, not a tenth of

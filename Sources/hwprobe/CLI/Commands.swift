@@ -5,7 +5,7 @@ import HAL
 /// completions and the man page are all made from it.
 enum Commands {
     static let json = OptionSpec(name: "--json", help: "print exactly one JSON object on stdout")
-    static let hci = OptionSpec(name: "--hci", valueName: "URI", help: "HCI controller: hci:N, uart:/dev/ttyX?baud=…&rtscts=…, tcp:HOST:PORT or sim:",
+    static let hci = OptionSpec(name: "--hci", valueName: "URI", help: "HCI controller: hci:N, uart:/dev/ttyX?baud=…&rtscts=…, tcp:HOST:PORT, sim: or replay:FILE (a cassette)",
                                 value: .deviceURI(.hci))
     static let haptics = OptionSpec(name: "--haptics", valueName: "URI", help: "play the flow's cues on a pad (usb:, hidraw:, evdev:) or on log: / bell:",
                                     value: .deviceURI(.haptics))
@@ -13,20 +13,26 @@ enum Commands {
     static let report = OptionSpec(name: "--report", valueName: "junit:FILE|tap:FILE", repeatable: true,
                                    help: "also write the run's result as JUnit XML or TAP 13 to FILE (repeatable)", value: .file)
     static let shells = ["bash", "zsh", "fish"]
+    /// Cassettes (hwprobe-cli.md, "Cassettes"): on every command that opens a BLE controller.
+    static let record = OptionSpec(name: "--record", valueName: "FILE",
+                                   help: "make a cassette of the BLE session in FILE (mode 0600, a new file), to play back with --hci replay:FILE",
+                                   value: .file)
+    static let anonymize = OptionSpec(name: "--anonymize",
+                                      help: "with --record: replace addresses, names and serial numbers in the cassette (the same one the same way), to share it")
 
     static let all: [CommandSpec] = [
-        CommandSpec(name: "list", synopsis: "hwprobe [list] [--hci URI]... [--scan-seconds S] [--json]",
+        CommandSpec(name: "list", synopsis: "hwprobe [list] [--hci URI]... [--scan-seconds S] [--record FILE [--anonymize]] [--json]",
                     summary: "List HCI controllers, cameras, haptic devices and serial ports, and scan for BLE peripherals on each --hci.",
                     options: [OptionSpec(name: "--hci", valueName: "URI", repeatable: true, help: hci.help, value: hci.value),
                               OptionSpec(name: "--scan-seconds", valueName: "S", help: "how long to scan for peripherals (default 3)"),
-                              json],
+                              record, anonymize, json],
                     examples: [
                         Example(line: "hwprobe list", what: "controllers, cameras, pads and serial ports; what cannot be seen is listed under problems"),
                         Example(line: "hwprobe list --hci sim: --json", what: "plus a BLE scan of the simulated bench with the driver claiming each peripheral, as JSON"),
                         Example(line: "hwprobe list --hci tcp:127.0.0.1:9101 --scan-seconds 2", what: "scan for two seconds through a virtual controller"),
                     ]),
         CommandSpec(name: "gatt", synopsis: "hwprobe gatt --hci URI ADDRESS [--read ID|all]... [--write ID=HEX]... [--write-command ID=HEX]... "
-                        + "[--subscribe ID [--count N] [--seconds S]] [--json]",
+                        + "[--subscribe ID [--count N] [--seconds S]] [--record FILE [--anonymize]] [--json]",
                     summary: "Connect to a peripheral and dump its whole GATT database, with names; read, write and subscribe. "
                         + "ID is a characteristic UUID (2A9D or 128-bit; its first occurrence) or a value handle (22 or 0x0016). "
                         + "Reads come first, then writes in the order given, then the subscription; "
@@ -43,7 +49,7 @@ enum Commands {
                               OptionSpec(name: "--count", valueName: "N", help: "stop the subscription after N values"),
                               OptionSpec(name: "--seconds", valueName: "S",
                                          help: "stop the subscription after S seconds (with --json and neither limit: 10); Ctrl-C stops it too"),
-                              json],
+                              record, anonymize, json],
                     positionals: [PositionalSpec(name: "ADDRESS", help: "AA:BB:CC:DD:EE:FF, optionally /public or /random")],
                     requiredPositionals: 1, required: ["--hci"],
                     examples: [
@@ -57,22 +63,23 @@ enum Commands {
                         Example(line: "hwprobe gatt --hci uart:/dev/ttyACM0 C0:FF:EE:00:4F:2A/random --json --btsnoop /tmp/gatt.btsnoop",
                                 what: "through a Zephyr hci_uart board, as JSON, with the HCI traffic kept for Wireshark"),
                     ]),
-        CommandSpec(name: "watch", synopsis: "hwprobe watch [--hci URI]... [--seconds S] [--json]",
+        CommandSpec(name: "watch", synopsis: "hwprobe watch [--hci URI]... [--seconds S] [--record FILE [--anonymize]] [--json]",
                     summary: "Report what appears and disappears while it runs: controllers, cameras, pads and serial ports from the "
                         + "kernel's hotplug events, peripherals from advertisements on each --hci (removed after 10 s unheard).",
                     options: [OptionSpec(name: "--hci", valueName: "URI", repeatable: true, help: hci.help, value: hci.value),
                               OptionSpec(name: "--seconds", valueName: "S", help: "stop after S seconds (default: at Ctrl-C)"),
+                              record, anonymize,
                               OptionSpec(name: "--json", help: "one JSON object per line: {\"event\", \"section\", \"device\", \"t\"}")],
                     examples: [
                         Example(line: "hwprobe watch --json", what: "hotplug of cameras, pads, controllers and serial ports as JSON lines"),
                         Example(line: "hwprobe watch --hci sim: --seconds 15", what: "the bench's peripherals appearing"),
                     ]),
-        CommandSpec(name: "check", synopsis: "hwprobe check --hci URI [ADDRESS] [--profile mirror-v1|wss|bcs] [--report junit:FILE|tap:FILE]... [--json]",
+        CommandSpec(name: "check", synopsis: "hwprobe check --hci URI [ADDRESS] [--profile mirror-v1|wss|bcs] [--record FILE [--anonymize]] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Run a profile's conformance checks against one peripheral: each requirement a client can observe, "
                         + "passed, failed with what was expected and what was seen, or skipped. Exit 1 when a check failed.",
                     options: [hci, OptionSpec(name: "--profile", valueName: "NAME", help: "the profile to check (default: that of the driver claiming the device)",
                                               value: .choice(["mirror-v1", "wss", "bcs"])),
-                              report, json],
+                              record, anonymize, report, json],
                     positionals: [PositionalSpec(name: "ADDRESS", help: "the peripheral (default: the first one a profile is known for)")],
                     required: ["--hci"],
                     examples: [
@@ -80,23 +87,25 @@ enum Commands {
                         Example(line: "hwprobe check --hci hci:0 C0:FF:EE:00:4F:2A --report junit:results/mirror.xml",
                                 what: "a mirror build on the bench, with a JUnit report for CI"),
                     ]),
-        CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--report junit:FILE|tap:FILE]... [--json]",
+        CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--record FILE [--anonymize]] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS. "
                         + "The scale must be seen within 10 s (or --timeout, if shorter): otherwise it is not found (exit 3).",
                     options: [hci, OptionSpec(name: "--timeout", valueName: "S",
                                               help: "give up after S seconds in all (default 30); finding the scale may take 10 of them"),
-                              report, json],
+                              record, anonymize, report, json],
                     positionals: [PositionalSpec(name: "ADDRESS", help: "the scale to use (optional)")], required: ["--hci"],
                     examples: [
                         Example(line: "hwprobe weigh --hci sim:", what: "the simulated bench's scale"),
                         Example(line: "hwprobe weigh --hci hci:0 --timeout 60 --json", what: "the first scale the kernel's hci0 hears, waiting up to a minute"),
+                        Example(line: "hwprobe weigh --hci hci:0 --record scale.cassette", what: "weigh, and keep the session as a cassette"),
+                        Example(line: "hwprobe weigh --hci replay:scale.cassette --json", what: "the same scale again, played from the cassette with no hardware"),
                     ]),
-        CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--haptics URI] [--report junit:FILE|tap:FILE]... [--json]",
+        CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--haptics URI] [--record FILE [--anonymize]] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Run the body-scan flow against a mirror.",
                     options: [hci, OptionSpec(name: "--mirror", valueName: "ADDRESS", help: "the mirror to use"),
                               OptionSpec(name: "--height-cm", valueName: "N", help: "the person's height (default 170)"),
                               OptionSpec(name: "--yes", help: "answer the flow's questions (pick the nearest mirror, confirm alignment)"),
-                              haptics, report, json],
+                              haptics, record, anonymize, report, json],
                     required: ["--hci"],
                     examples: [
                         Example(line: "hwprobe scan --hci sim: --yes --json", what: "a whole unattended scan on the simulated bench, as the contract's JSON object"),

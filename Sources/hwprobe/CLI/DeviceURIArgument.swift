@@ -20,7 +20,8 @@ enum DeviceURIArgument {
         case .hci:
             return [Form(scheme: "hci", example: "hci:N", takesPath: false),
                     Form(scheme: "uart", example: "uart:/dev/ttyX?baud=N&rtscts=1", takesPath: true),
-                    Form(scheme: "tcp", example: "tcp:HOST:PORT", takesPath: false), sim]
+                    Form(scheme: "tcp", example: "tcp:HOST:PORT", takesPath: false), sim,
+                    Form(scheme: "replay", example: "replay:FILE", takesPath: true)]
         case .camera:
             return [Form(scheme: "v4l2", example: "v4l2:/dev/videoN", takesPath: true),
                     Form(scheme: "file", example: "file:PATH.y4m[?pace=max]", takesPath: true), sim]

@@ -72,7 +72,7 @@ enum ManPage {
 
     static let environment: [(String, String)] = [
         ("NO_COLOR", "when set, no colours (as --no-color)"),
-        ("HWPROBE_SIM_SPEED", "how many times faster than real time the simulated bench runs (the demo defaults to 4)"),
+        ("HWPROBE_SIM_SPEED", "how many times faster than real time the simulated bench runs, and a replay: cassette plays (the demo defaults to 4)"),
         ("HWPROBE_DECODER", "the QR decoder for camera frames: zxing+zbar (default), zxing or zbar"),
         ("HWPROBE_V4L2_FORMAT", "the pixel format a v4l2: camera streams in (a fourcc it offers with a grey plane, e.g. NM12 or YUYV), instead of the cheapest"),
     ]

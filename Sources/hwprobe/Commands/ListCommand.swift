@@ -52,7 +52,10 @@ struct ListCommand: Sendable {
         // One capture file is one controller's traffic, and a capture never overwrites another:
         // with several controllers the first is captured, and the list says so.
         for (index, uri) in hciURIs.enumerated() {
-            await scan(uri, for: duration, snoopPath: index == 0 ? snoopPath : nil, into: &report)
+            await scan(uri, for: duration, snoopPath: index == 0 ? snoopPath : nil, record: index == 0, into: &report)
+        }
+        if transports.recorder != nil, let first = hciURIs.first, hciURIs.count > 1 {
+            report.problem(.peripherals, "--record holds \(first)'s peripherals only: run once per controller to record the others")
         }
         if let snoopPath, let first = hciURIs.first, hciURIs.count > 1 {
             report.problem(.peripherals, "--btsnoop \(snoopPath) holds \(first)'s traffic only: run once per controller to capture the others")
@@ -95,7 +98,7 @@ struct ListCommand: Sendable {
         }
     }
 
-    private func scan(_ uri: DeviceURI, for duration: Duration, snoopPath: String?, into report: inout ListReport) async {
+    private func scan(_ uri: DeviceURI, for duration: Duration, snoopPath: String?, record: Bool, into report: inout ListReport) async {
         let status = status
         let ticks = statusTicks
         let clock = transports.clock(for: uri)
@@ -109,7 +112,7 @@ struct ListCommand: Sendable {
             countdown.withLock { $0 = task }
         }
         do {
-            let found = try await transports.discover(on: uri, for: duration, snoopPath: snoopPath, scanning: scanning)
+            let found = try await transports.discover(on: uri, for: duration, snoopPath: snoopPath, record: record, scanning: scanning)
             for device in found {
                 report.peripherals.append(peripheral(device, hci: uri.description))
             }

@@ -1,5 +1,6 @@
 import HAL
 import Transports
+import VirtualController
 
 /// Turns a `--hci` URI into a scale transport: our host stack with the registered drivers, over
 /// a real controller or over the simulated bench's virtual one (`sim:`).
@@ -8,10 +9,18 @@ struct TransportFactory: Sendable {
     var registry = DriverRegistry(drivers: linkedDrivers)
     /// `-v`: every controller this factory opens (the bench's too) reports its events here.
     var log: HostEventLog?
+    /// `--record FILE`: sees the HCI traffic of the controller a command opens (the first one
+    /// for `list`), whatever kind of controller it is.
+    var recorder: CassetteRecorder?
+    /// Where a replay says how the session differs from its recording (stderr).
+    var replayWarning: @Sendable (String) -> Void = { _ in }
 
+    /// The bench's clock for the bench and for cassettes (both run at `HWPROBE_SIM_SPEED`).
     func clock(for uri: DeviceURI) -> any Clock<Duration> {
-        if case .sim = uri { return bench.clock }
-        return ContinuousClock()
+        switch uri {
+        case .sim, .replay: bench.clock
+        default: ContinuousClock()
+        }
     }
 
     /// The body-scan and weighing flows' transport: our host stack with the registered drivers.
@@ -19,33 +28,43 @@ struct TransportFactory: Sendable {
     func scaleTransport(for uri: DeviceURI, snoopPath: String? = nil) async throws(CLIFailure)
         -> (transport: any ScaleTransport, close: @Sendable () async -> Void) {
         switch uri {
-        case .sim, .hci, .tcp, .uart:
+        case .sim, .hci, .tcp, .uart, .replay:
             let central = try await central(for: uri, snoopPath: snoopPath)
             return (BLEScaleTransport(central: central, registry: registry, clock: clock(for: uri)), { await central.close() })
         default:
-            throw CLIFailure(kind: .usage, message: "\(uri) is not an HCI controller (use hci:N, uart:…, tcp:HOST:PORT or sim:)")
+            throw CLIFailure(kind: .usage, message: "\(uri) is not an HCI controller (use hci:N, uart:…, tcp:HOST:PORT, sim: or replay:FILE)")
         }
     }
 
     /// Opens a controller with our host stack: a real one, or the bench's virtual controller
     /// (with the scenario its `sim:` options name).
-    func central(for uri: DeviceURI, snoopPath: String?) async throws(CLIFailure) -> BLECentral {
+    func central(for uri: DeviceURI, snoopPath: String?, record: Bool = true) async throws(CLIFailure) -> BLECentral {
+        let tap = record ? recorder : nil
         switch uri {
         case .hci, .tcp, .uart:
-            do { return try await BLECentral.open(uri, snoopPath: snoopPath, events: log?.handler) } catch { throw CLIFailure(error) }
+            do { return try await BLECentral.open(uri, snoopPath: snoopPath, events: log?.handler, tap: tap) } catch { throw CLIFailure(error) }
         case .sim:
             let bench = try bench.configured(for: uri)
-            do { return try await bench.central(uri: uri, snoopPath: snoopPath, events: log?.handler) } catch { throw CLIFailure(error) }
+            do { return try await bench.central(uri: uri, snoopPath: snoopPath, events: log?.handler, tap: tap) } catch { throw CLIFailure(error) }
+        case .replay(let path):
+            let cassette: BLECassette
+            do { cassette = try CassetteReader.read(path: path) } catch { throw CLIFailure(kind: .device, message: "\(uri): \(error)") }
+            do {
+                return try await CassettePlayback.central(cassette, uri: uri, clock: bench.clock, snoopPath: snoopPath, events: log?.handler,
+                                                          tap: tap, warn: replayWarning)
+            } catch {
+                throw CLIFailure(error)
+            }
         default:
-            throw CLIFailure(kind: .usage, message: "\(uri) is not an HCI controller (use hci:N, uart:…, tcp:HOST:PORT or sim:)")
+            throw CLIFailure(kind: .usage, message: "\(uri) is not an HCI controller (use hci:N, uart:…, tcp:HOST:PORT, sim: or replay:FILE)")
         }
     }
 
     /// Peripherals seen on `uri` for `duration` (on the bench's clock for `sim:`).
     /// `scanning` is called once the controller is open, as the `duration` starts.
-    func discover(on uri: DeviceURI, for duration: Duration, snoopPath: String?,
+    func discover(on uri: DeviceURI, for duration: Duration, snoopPath: String?, record: Bool = true,
                   scanning: @Sendable () -> Void = {}) async throws(CLIFailure) -> [DiscoveredDevice] {
-        let central = try await central(for: uri, snoopPath: snoopPath)
+        let central = try await central(for: uri, snoopPath: snoopPath, record: record)
         scanning()
         do {
             let found = try await Discovery.collect(central.discover(), for: duration, clock: clock(for: uri))

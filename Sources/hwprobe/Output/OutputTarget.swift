@@ -21,16 +21,22 @@ enum OutputTarget {
     /// Writes `bytes` to `path` so that it either appears whole, with mode 0600, or not at all
     /// (and an existing regular file is replaced only with `replacing`). An interrupt while it is
     /// written abandons it: nothing named is left, and the command ends as cancelled.
-    static func write(_ bytes: UnsafeRawBufferPointer, to path: String, replacing: Bool, option: String = "--out") throws(CLIFailure) {
+    /// `evenAfterInterrupt`: an interrupt that came before the write began (the Ctrl-C that ended
+    /// a recorded session) does not abandon it; only one during the write does.
+    static func write(_ bytes: UnsafeRawBufferPointer, to path: String, replacing: Bool, option: String = "--out",
+                      evenAfterInterrupt: Bool = false) throws(CLIFailure) {
         let file: PrivateFile
         do {
             file = try PrivateFile(creating: path, existing: replacing ? .replaceRegularFile : .refuse, publication: .whenCommitted)
         } catch {
             throw failure(error, option: option)
         }
-        let cleanup = SignalHandling.shared.onInterruptCleanup { file.abandon() }
+        let interruptedBefore = evenAfterInterrupt && SignalHandling.shared.interruption != nil
+        // After the first interrupt a second one ends the process at once (SignalHandling), and the
+        // unnamed file it was writing goes with it.
+        let cleanup: SignalHandling.Registration? = interruptedBefore ? nil : SignalHandling.shared.onInterruptCleanup { file.abandon() }
         defer {
-            cleanup.end()
+            cleanup?.end()
             file.close()
         }
         do {
@@ -41,9 +47,12 @@ enum OutputTarget {
         }
     }
 
-    static func write(_ bytes: [UInt8], to path: String, replacing: Bool, option: String = "--out") throws(CLIFailure) {
+    static func write(_ bytes: [UInt8], to path: String, replacing: Bool, option: String = "--out",
+                      evenAfterInterrupt: Bool = false) throws(CLIFailure) {
         let result = bytes.withUnsafeBytes { raw -> Result<Void, CLIFailure> in
-            do throws(CLIFailure) { return .success(try write(raw, to: path, replacing: replacing, option: option)) } catch {
+            do throws(CLIFailure) {
+                return .success(try write(raw, to: path, replacing: replacing, option: option, evenAfterInterrupt: evenAfterInterrupt))
+            } catch {
                 return .failure(error)
             }
         }

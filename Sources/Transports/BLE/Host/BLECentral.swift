@@ -9,20 +9,22 @@ public struct BLECentral: Sendable {
     public let events: HostEventHandler?
 
     /// Opens and initialises the controller; `snoopPath` captures all HCI traffic in btsnoop format.
-    /// `events` hears about the controller, discoveries, connections and ATT on this central.
+    /// `events` hears about the controller, discoveries, connections and ATT on this central;
+    /// `tap` (a `CassetteRecorder`) sees every HCI packet both ways.
     public static func open(_ uri: DeviceURI, snoopPath: String? = nil, clock: any Clock<Duration> = ContinuousClock(),
                             configuration: HCIHost.Configuration = HCIHost.Configuration(),
-                            events: HostEventHandler? = nil) async throws(BLEError) -> BLECentral {
+                            events: HostEventHandler? = nil, tap: (any HCIPacketTap)? = nil) async throws(BLEError) -> BLECentral {
         let stream: any HCIByteStream
         do { stream = try await HCIStreams.open(uri) } catch { throw .link(error) }
-        return try await open(stream: stream, uri: uri, snoopPath: snoopPath, clock: clock, configuration: configuration, events: events)
+        return try await open(stream: stream, uri: uri, snoopPath: snoopPath, clock: clock, configuration: configuration, events: events,
+                              tap: tap)
     }
 
     /// The same over a stream already open: the in-process virtual controller, or a test's.
     public static func open(stream: any HCIByteStream, uri: DeviceURI, snoopPath: String? = nil,
                             clock: any Clock<Duration> = ContinuousClock(),
                             configuration: HCIHost.Configuration = HCIHost.Configuration(),
-                            events: HostEventHandler? = nil) async throws(BLEError) -> BLECentral {
+                            events: HostEventHandler? = nil, tap: (any HCIPacketTap)? = nil) async throws(BLEError) -> BLECentral {
         var snoop: BTSnoopWriter?
         if let snoopPath {
             do { snoop = try BTSnoopWriter(path: snoopPath) } catch {
@@ -30,7 +32,7 @@ public struct BLECentral: Sendable {
                 throw .invalid("cannot write the btsnoop capture \(snoopPath): \(error)")
             }
         }
-        let host = HCIHost(stream: stream, snoop: snoop, clock: clock, configuration: configuration, events: events)
+        let host = HCIHost(stream: stream, snoop: snoop, clock: clock, configuration: configuration, events: events, tap: tap)
         do {
             try await host.start()
         } catch {

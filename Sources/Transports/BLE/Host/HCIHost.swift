@@ -26,6 +26,8 @@ public actor HCIHost {
     public let configuration: Configuration
     private let stream: any HCIByteStream
     private let snoop: BTSnoopWriter?
+    /// `--record`: sees every packet where the snoop does.
+    private let tap: (any HCIPacketTap)?
     private let clock: any Clock<Duration>
     private let events: HostEventHandler?
     private let outbox: AsyncStream<HCIPacket>.Continuation
@@ -89,10 +91,12 @@ public actor HCIHost {
     public private(set) var refusedParameterRequests = 0
 
     /// `events` hears about connections and, through each link's bearer, ATT (see `HostEvent`).
+    /// `tap` sees every whole packet both ways, as `snoop` does (a cassette recorder).
     public init(stream: any HCIByteStream, snoop: BTSnoopWriter? = nil, clock: any Clock<Duration> = ContinuousClock(),
-                configuration: Configuration = Configuration(), events: HostEventHandler? = nil) {
+                configuration: Configuration = Configuration(), events: HostEventHandler? = nil, tap: (any HCIPacketTap)? = nil) {
         self.stream = stream
         self.snoop = snoop
+        self.tap = tap
         self.clock = clock
         self.configuration = configuration
         self.events = events
@@ -192,6 +196,7 @@ public actor HCIHost {
 
     private func emit(_ packet: HCIPacket) {
         snoop?.record(packet.h4Bytes, sentByHost: true)
+        tap?.record(packet, sentByHost: true)
         outbox.yield(packet)
     }
 
@@ -296,6 +301,7 @@ public actor HCIHost {
         }
         for packet in packets {
             snoop?.record(packet.h4Bytes, sentByHost: false)
+            tap?.record(packet, sentByHost: false)
             switch packet {
             case .event(let raw):
                 guard let event = try? HCIEvent(parsing: raw) else {

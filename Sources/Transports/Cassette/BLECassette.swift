@@ -1,0 +1,163 @@
+import HAL
+
+/// What a cassette holds of a Bluetooth LE session (`--record FILE`): every peripheral that was
+/// heard, and for each one our host connected to, every ATT PDU of every connection with its time
+/// from the connection's start. `replay:FILE` plays it back through the virtual controller; the
+/// text form is `CassetteFormat` (docs/cassette-format.md).
+///
+/// Plain values, so a test can build one, compare two, or check what a recording caught. The
+/// limits below are the reader's and the recorder's both: a cassette that passes them can be
+/// held in memory and played without surprises.
+public struct BLECassette: Hashable, Sendable {
+    public var peripherals: [Peripheral]
+
+    public init(peripherals: [Peripheral] = []) {
+        self.peripherals = peripherals
+    }
+
+    /// What bounds a cassette (and what the reader checks before it trusts a number).
+    public enum Limits {
+        /// Peripherals in one cassette (the host remembers as many in discovery).
+        public static let peripherals = 512
+        /// Changes of advertising data kept per peripheral.
+        public static let advertisingRecords = 4096
+        /// Connections kept per peripheral.
+        public static let connections = 256
+        /// ATT PDUs kept per connection.
+        public static let attRecords = 262_144
+        /// The longest ATT PDU (an ATT_MTU of 517, the most Core 5.x allows).
+        public static let attPDUBytes = 517
+        /// The longest advertising data (extended advertising, Vol 6 Part B §2.3.4.9).
+        public static let advertisingBytes = 1650
+        /// Legacy advertising PDUs carry at most 31 bytes of data.
+        public static let legacyAdvertisingBytes = 31
+        /// Times are kept below a day.
+        public static let time: Duration = .seconds(86_400)
+    }
+
+    /// One device on the air, by its address as it advertised (type included).
+    public struct Peripheral: Hashable, Sendable {
+        public var address: BLEAddress
+        /// Each change of what it advertised, in time order (a repeat of the same bytes is not kept).
+        public var advertising: [AdvertisingRecord]
+        public var connections: [Connection]
+        /// Characteristics whose written values change from run to run (a scan token, the time):
+        /// a replay answers a write of another value there without a warning. Never written by
+        /// the recorder; a person adds `varying` lines to a cassette.
+        public var varying: Set<UInt16>
+
+        public init(address: BLEAddress, advertising: [AdvertisingRecord] = [], connections: [Connection] = [],
+                    varying: Set<UInt16> = []) {
+            self.address = address
+            self.advertising = advertising
+            self.connections = connections
+            self.varying = varying
+        }
+    }
+
+    /// The advertising PDU a report came from (Vol 6 Part B §2.3), as the controller reported it.
+    public enum AdvertisingKind: String, Hashable, Sendable, CaseIterable {
+        /// ADV_IND: connectable and scannable.
+        case connectable = "ind"
+        /// ADV_DIRECT_IND.
+        case directed = "direct-ind"
+        /// ADV_SCAN_IND: scannable, not connectable.
+        case scannable = "scan-ind"
+        /// ADV_NONCONN_IND: a broadcaster.
+        case nonConnectable = "nonconn-ind"
+        /// SCAN_RSP, the answer to our scan request.
+        case scanResponse = "scan-rsp"
+        /// An extended advertisement, connectable.
+        case extended = "ext"
+        /// An extended advertisement, not connectable.
+        case extendedNonConnectable = "ext-nonconn"
+
+        public var isLegacy: Bool { self != .extended && self != .extendedNonConnectable }
+        /// The most data a report of this kind carries: 31 bytes in a legacy advertising PDU; a
+        /// scan response may come as an extended report (AUX_SCAN_RSP), up to 1650.
+        public var maximumData: Int {
+            isLegacy && self != .scanResponse ? Limits.legacyAdvertisingBytes : Limits.advertisingBytes
+        }
+        public var connectable: Bool { self == .connectable || self == .directed || self == .extended }
+
+        /// The kind of a report as the host stack decoded it.
+        public init(_ report: LEAdvertisingReport) {
+            if report.isScanResponse { self = .scanResponse }
+            else if !report.isLegacy { self = report.connectable ? .extended : .extendedNonConnectable }
+            else if report.connectable { self = report.scannable ? .connectable : .directed }
+            else { self = report.scannable ? .scannable : .nonConnectable }
+        }
+    }
+
+    public struct AdvertisingRecord: Hashable, Sendable {
+        /// From the start of the recording.
+        public var at: Duration
+        public var kind: AdvertisingKind
+        public var rssi: Int8
+        /// The AD structures as received.
+        public var data: [UInt8]
+
+        public init(at: Duration, kind: AdvertisingKind, rssi: Int8, data: [UInt8]) {
+            self.at = at
+            self.kind = kind
+            self.rssi = rssi
+            self.data = data
+        }
+    }
+
+    /// One connection our host made to the peripheral.
+    public struct Connection: Hashable, Sendable {
+        /// From the start of the recording.
+        public var at: Duration
+        /// Every ATT PDU both ways, in the order the host saw them.
+        public var att: [ATTRecord]
+        /// How it ended; nil when the recording stopped with the link up.
+        public var end: Disconnection?
+
+        public init(at: Duration, att: [ATTRecord] = [], end: Disconnection? = nil) {
+            self.at = at
+            self.att = att
+            self.end = end
+        }
+    }
+
+    public enum Direction: String, Hashable, Sendable {
+        /// From our host to the peripheral: `>` in the text.
+        case toPeripheral = ">"
+        /// From the peripheral to our host: `<`.
+        case fromPeripheral = "<"
+    }
+
+    public struct ATTRecord: Hashable, Sendable {
+        /// From the connection's start.
+        public var at: Duration
+        public var direction: Direction
+        public var pdu: [UInt8]
+
+        public init(at: Duration, direction: Direction, pdu: [UInt8]) {
+            self.at = at
+            self.direction = direction
+            self.pdu = pdu
+        }
+    }
+
+    public struct Disconnection: Hashable, Sendable {
+        /// From the connection's start.
+        public var at: Duration
+        /// Our host asked for it (`host`), or the peripheral or the air ended it (`peer`).
+        public var byHost: Bool
+        /// The HCI reason the controller reported (0x13 remote user terminated, 0x08 timeout…).
+        public var reason: UInt8
+
+        public init(at: Duration, byHost: Bool, reason: UInt8) {
+            self.at = at
+            self.byHost = byHost
+            self.reason = reason
+        }
+    }
+
+    /// The peripheral recorded at `address` (type included), if any.
+    public func peripheral(_ address: BLEAddress) -> Peripheral? {
+        peripherals.first { $0.address == address }
+    }
+}

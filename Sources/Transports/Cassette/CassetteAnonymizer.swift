@@ -1,0 +1,140 @@
+import HAL
+
+/// `--anonymize`: a cassette that can be attached to a bug report. Peripheral addresses, local
+/// names (in advertising data and the Device Name characteristic) and serial numbers (the Serial
+/// Number String characteristic) are replaced; the same original always gets the same
+/// replacement within the cassette, so the session still reads as one (the name a device
+/// advertised and the one read from it stay equal).
+///
+/// Replacements keep each value's length (the AD structures and ATT PDUs around them stay valid,
+/// and a replay's MTU arithmetic is unchanged) and an address its type bits (a static random
+/// address stays static). Driver matching is unaffected for the drivers here (none matches by
+/// name or address); what a profile hides elsewhere (the mirror's serial in its manufacturer
+/// data) is not recognised and stays.
+public struct CassetteAnonymizer {
+    private var addresses: [BLEAddress: BLEAddress] = [:]
+    private var names: [[UInt8]: [UInt8]] = [:]
+    private var serials: [[UInt8]: [UInt8]] = [:]
+
+    public init() {}
+
+    /// The cassette with its identifying values replaced.
+    public static func anonymize(_ cassette: BLECassette) -> BLECassette {
+        var anonymizer = CassetteAnonymizer()
+        return anonymizer.anonymize(cassette)
+    }
+
+    public mutating func anonymize(_ cassette: BLECassette) -> BLECassette {
+        // Replacements numbered in the writer's order, so the same session anonymizes the same way.
+        let ordered = cassette.peripherals.sorted { CassetteFormat.order($0.address, $1.address) }
+        for (index, peripheral) in ordered.enumerated() { addresses[peripheral.address] = Self.address(index + 1, like: peripheral.address) }
+        var result = cassette
+        for index in result.peripherals.indices {
+            var peripheral = result.peripherals[index]
+            peripheral.address = addresses[peripheral.address] ?? peripheral.address
+            for record in peripheral.advertising.indices {
+                peripheral.advertising[record].data = advertisingData(peripheral.advertising[record].data)
+            }
+            let handles = Self.identifyingHandles(peripheral)
+            for connection in peripheral.connections.indices {
+                peripheral.connections[connection].att = att(peripheral.connections[connection].att, handles: handles)
+            }
+            result.peripherals[index] = peripheral
+        }
+        return result
+    }
+
+    /// `00:00:00:00:00:01` for the first device by address, and so on; a random address keeps
+    /// its two top bits (the random address sub-type: static, resolvable, non-resolvable).
+    static func address(_ number: Int, like original: BLEAddress) -> BLEAddress {
+        let first = original.kind == .random ? (original.bytes.first ?? 0) & 0xC0 : 0
+        return BLEAddress(bytes: [first, 0x00, 0x00, 0x00, UInt8((number >> 8) & 0xFF), UInt8(number & 0xFF)], kind: original.kind) ?? original
+    }
+
+    /// The value handles of Device Name (0x2A00) and Serial Number String (0x2A25), from the
+    /// recorded discovery.
+    static func identifyingHandles(_ peripheral: BLECassette.Peripheral) -> (names: Set<UInt16>, serials: Set<UInt16>) {
+        var names: Set<UInt16> = []
+        var serials: Set<UInt16> = []
+        for connection in peripheral.connections {
+            for record in connection.att where record.direction == .fromPeripheral {
+                guard case .readByTypeResponse(let entries)? = try? ATTPDU(parsing: record.pdu) else { continue }
+                for entry in entries where entry.value.count >= 5 {
+                    let valueHandle = UInt16(entry.value[1]) | UInt16(entry.value[2]) << 8
+                    switch BluetoothUUID(littleEndian: entry.value.dropFirst(3)) {
+                    case BluetoothUUID(0x2A00): names.insert(valueHandle)
+                    case BluetoothUUID(0x2A25): serials.insert(valueHandle)
+                    default: break
+                    }
+                }
+            }
+        }
+        return (names, serials)
+    }
+
+    private mutating func advertisingData(_ data: [UInt8]) -> [UInt8] {
+        var out = data
+        var index = 0
+        // AD structures: length, type, value (Core Supplement Part A §1).
+        while index < data.count {
+            let length = Int(data[index])
+            guard length > 0, index + 1 + length <= data.count else { break }
+            let type = data[index + 1]
+            if type == 0x08 || type == 0x09 {
+                let range = (index + 2)..<(index + 1 + length)
+                out.replaceSubrange(range, with: name(Array(data[range])))
+            }
+            index += 1 + length
+        }
+        return out
+    }
+
+    private mutating func att(_ records: [BLECassette.ATTRecord], handles: (names: Set<UInt16>, serials: Set<UInt16>)) -> [BLECassette.ATTRecord] {
+        var out = records
+        var pendingRead: UInt16?
+        for index in records.indices {
+            let pdu = records[index].pdu
+            guard let opcode = pdu.first else { continue }
+            if records[index].direction == .toPeripheral {
+                if opcode == ATTPDU.Opcode.readRequest, pdu.count == 3 {
+                    pendingRead = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
+                } else if ATTPDU.responseOpcode(forRequest: opcode) != nil {
+                    pendingRead = nil
+                }
+                continue
+            }
+            guard opcode == ATTPDU.Opcode.readResponse, let handle = pendingRead else { continue }
+            pendingRead = nil
+            let value = Array(pdu.dropFirst())
+            if handles.names.contains(handle) {
+                out[index].pdu = [opcode] + name(value)
+            } else if handles.serials.contains(handle) {
+                out[index].pdu = [opcode] + serial(value)
+            }
+        }
+        return out
+    }
+
+    /// `device-1`, `device-2`… (`d1`, `d2`… in a short name) padded with `-` to the original's length.
+    private mutating func name(_ original: [UInt8]) -> [UInt8] {
+        if let known = names[original] { return known }
+        let number = names.count + 1
+        let text = original.count >= 9 ? "device-\(number)" : "d\(number)"
+        let replacement = Self.fit(Array(text.utf8), length: original.count, pad: UInt8(ascii: "-"))
+        names[original] = replacement
+        return replacement
+    }
+
+    /// `0000001`, `0000002`… in the original's length.
+    private mutating func serial(_ original: [UInt8]) -> [UInt8] {
+        if let known = serials[original] { return known }
+        let digits = Array(String(serials.count + 1).utf8)
+        let replacement = Array(([UInt8](repeating: UInt8(ascii: "0"), count: max(0, original.count - digits.count)) + digits).suffix(original.count))
+        serials[original] = replacement
+        return replacement
+    }
+
+    private static func fit(_ text: [UInt8], length: Int, pad: UInt8) -> [UInt8] {
+        text.count >= length ? Array(text.prefix(length)) : text + [UInt8](repeating: pad, count: length - text.count)
+    }
+}

@@ -1,0 +1,41 @@
+/// Why a cassette could not be read or written. Each says where (a line number) and what was
+/// expected there, so a person can open the file at that line and see what is wrong.
+public enum CassetteError: Error, Hashable, Sendable, CustomStringConvertible {
+    case cannotRead(path: String, reason: String)
+    case cannotWrite(path: String, reason: String)
+    case tooLarge(bytes: Int, limit: Int)
+    /// Line 1 is not `hwprobe-cassette MAJOR.MINOR`.
+    case notACassette(found: String)
+    /// Made by a newer hwprobe whose format this one cannot read.
+    case newerVersion(found: String)
+    case damaged(line: Int, expected: String, found: String)
+    /// More of something than a cassette may hold (`BLECassette.Limits`).
+    case tooMany(line: Int, what: String, limit: Int)
+    /// The file stops before its `end` line: cut short by a crash, a full disk or a copy.
+    case cutShort(lines: Int)
+
+    public var description: String {
+        switch self {
+        case .cannotRead(let path, let reason): "cannot read the cassette \(path): \(reason)"
+        case .cannotWrite(let path, let reason): "cannot write the cassette \(path): \(reason)"
+        case .tooLarge(let bytes, let limit):
+            "the cassette is \(bytes) bytes, more than the \(limit) a cassette may have: record a shorter session"
+        case .notACassette(let found):
+            "not a cassette: line 1 should be `\(CassetteFormat.magic) \(CassetteFormat.major).\(CassetteFormat.minor)`, found \(Self.quoted(found))"
+        case .newerVersion(let found):
+            "the cassette is format \(found), newer than this hwprobe reads (\(CassetteFormat.major).x): use a newer hwprobe to play it"
+        case .damaged(let line, let expected, let found):
+            "the cassette is damaged at line \(line): expected \(expected), found \(Self.quoted(found))"
+        case .tooMany(let line, let what, let limit):
+            "the cassette is damaged at line \(line): more than \(limit) \(what)"
+        case .cutShort(let lines):
+            "the cassette is cut short after line \(lines): its last line should be `end COUNT` (was the recording interrupted, or the file truncated?)"
+        }
+    }
+
+    static func quoted(_ text: String) -> String {
+        if text.isEmpty { return "an empty line" }
+        let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
+        return "`\(shown)`"
+    }
+}

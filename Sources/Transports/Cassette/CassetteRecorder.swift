@@ -1,0 +1,42 @@
+import HAL
+import Synchronization
+
+/// Sees every HCI packet the host sends and receives (`HCIHost`'s tap), whole and in order.
+/// Called synchronously from inside the host actor: it must return quickly and never call back.
+public protocol HCIPacketTap: Sendable {
+    func record(_ packet: HCIPacket, sentByHost: Bool)
+}
+
+/// `--record FILE` for Bluetooth: the host's packet tap feeding a `CassetteRecording` on the
+/// injected clock (the bench's for `sim:`), so every BLE command records the same way without
+/// knowing it does. The cassette is written once, at the end, as a private file (0600, never
+/// through a symbolic link, published whole or not at all).
+public final class CassetteRecorder: HCIPacketTap {
+    private let timebase: Timebase
+    private let state = Mutex(CassetteRecording())
+
+    /// Time zero is now on `clock`.
+    public init(clock: any Clock<Duration> = ContinuousClock()) {
+        timebase = Timebase(clock)
+    }
+
+    public func record(_ packet: HCIPacket, sentByHost: Bool) {
+        let now = timebase.now
+        state.withLock { $0.record(packet, sentByHost: sentByHost, at: now) }
+    }
+
+    /// What has been recorded so far.
+    public var cassette: BLECassette { state.withLock { $0.cassette } }
+    /// Records past a limit that were not kept.
+    public var dropped: Int { state.withLock { $0.dropped } }
+
+    /// The cassette's text, with a note of anything a limit kept out; `anonymized` for
+    /// `--anonymize` (see `CassetteAnonymizer`).
+    public func text(anonymized: Bool = false) -> String {
+        let (cassette, dropped) = state.withLock { ($0.cassette, $0.dropped) }
+        var text = CassetteFormat.text(of: anonymized ? CassetteAnonymizer.anonymize(cassette) : cassette)
+        if anonymized { text += "# anonymized: addresses, names and serial numbers replaced\n" }
+        if dropped > 0 { text += "# \(dropped) records were past the cassette's limits and were not kept\n" }
+        return text
+    }
+}

@@ -1,0 +1,217 @@
+import HAL
+import Transports
+
+/// How a replay keeps the recorded timing.
+public enum ReplayTiming: Hashable, Sendable {
+    /// Answers come after the delays they had in the recording.
+    case recorded
+    /// The recorded delays times `factor` (0.1: ten times faster).
+    case scaled(Double)
+    /// Every answer at once, in the recorded order: for unit tests that only care what is said.
+    case immediate
+
+    func delay(_ recorded: Duration) -> Duration {
+        switch self {
+        case .recorded: recorded
+        case .scaled(let factor): recorded * max(0, factor)
+        case .immediate: .zero
+        }
+    }
+}
+
+/// A recorded peripheral (`BLECassette.Peripheral`) played on the virtual radio: it advertises
+/// what was recorded, when it was recorded, and answers each ATT request with what the recorded
+/// peripheral answered to the same request — followed by the notifications, indications and the
+/// disconnect that came after it, with their recorded delays.
+///
+/// Requests are matched in order: the first recorded exchange not yet played whose request is
+/// the same bytes; a write of another value to the same handle takes that handle's next recorded
+/// write (with one warning naming both values, unless the cassette marks the handle `varying`);
+/// a request asked again after its recording ran out gets the last answer again; a request the
+/// recording never saw gets ATT error 0x06 Request Not Supported and one warning.
+public struct ReplayPeripheral: VirtualPeripheral {
+    public let address: BLEAddress
+    public private(set) var advertising: VirtualAdvertising
+    public private(set) var connected = false
+    /// How many connections have been made to it so far.
+    public private(set) var connectionsMade = 0
+
+    private let recorded: BLECassette.Peripheral
+    private let timing: ReplayTiming
+    private let warn: @Sendable (String) -> Void
+    private var warned: Set<String> = []
+    private var conversation: Conversation?
+    /// What is due to the central, in the order it must go.
+    private var scheduled: [(due: Duration, step: Conversation.Step)] = []
+    /// When the advertising next changes (a broadcasting scale's reading), from the recording.
+    private var advertisingChanges: [(at: Duration, advertising: VirtualAdvertising)]
+
+    /// `warn` hears each difference from the recording once (the CLI prints it on stderr).
+    public init(_ recorded: BLECassette.Peripheral, timing: ReplayTiming = .recorded, warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.recorded = recorded
+        self.address = recorded.address
+        self.timing = timing
+        self.warn = warn
+        let timeline = Self.advertisingTimeline(recorded.advertising)
+        advertising = timeline.first?.advertising
+            ?? VirtualAdvertising(form: .legacy(advertisingData: [], scanResponse: []))
+        advertisingChanges = Array(timeline.dropFirst())
+    }
+
+    public var isAdvertising: Bool { !connected }
+
+    public var nextDeadline: Duration? {
+        [scheduled.first?.due, connected ? nil : advertisingChanges.first?.at].compactMap { $0 }.min()
+    }
+
+    public mutating func advance(to now: Duration) -> [PeripheralAction] {
+        while let change = advertisingChanges.first, change.at <= now {
+            advertising = change.advertising
+            advertisingChanges.removeFirst()
+        }
+        return due(at: now)
+    }
+
+    public mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
+        connected = true
+        // The n-th connection plays the n-th recorded one (the last again when there are more).
+        let index = min(connectionsMade, recorded.connections.count - 1)
+        connectionsMade += 1
+        scheduled = []
+        guard index >= 0 else {
+            conversation = Conversation(BLECassette.Connection(at: .zero))
+            return []
+        }
+        var conversation = Conversation(recorded.connections[index])
+        schedule(conversation.prelude, from: now)
+        conversation.prelude = []
+        self.conversation = conversation
+        return due(at: now)
+    }
+
+    public mutating func linkDown(reason: UInt8, at now: Duration) {
+        connected = false
+        conversation = nil
+        scheduled = []
+        // Advertising resumes as it was last recorded: changes that fell due meanwhile apply now.
+        while let change = advertisingChanges.first, change.at <= now {
+            advertising = change.advertising
+            advertisingChanges.removeFirst()
+        }
+    }
+
+    public mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
+        switch PeripheralChannels.route(frame) {
+        case .att(let pdu): return answer(pdu, at: now)
+        case .reply(let frame): return [.send(frame)]
+        case .parameterUpdateAnswered, .nothing: return []
+        }
+    }
+
+    // MARK: answering
+
+    private mutating func answer(_ pdu: [UInt8], at now: Duration) -> [PeripheralAction] {
+        guard var conversation, let opcode = pdu.first else { return [] }
+        guard Conversation.isRequest(opcode) else { return [] } // a confirmation, or our host's answer to a request of the peer's
+        let match = conversation.match(pdu)
+        self.conversation = conversation
+        switch match {
+        case .exact(let steps):
+            schedule(steps, from: now)
+        case .differentValue(let steps, let recordedValue):
+            let handle = Conversation.handle(of: pdu)
+            if !recorded.varying.contains(handle) {
+                warnOnce("value:\(handle)", "replay: the write to handle \(hex16(handle)) of \(recorded.address) was "
+                         + "\(hexBytes(recordedValue)) in the recording, now \(hexBytes(Array(pdu.dropFirst(3)))); answered as recorded")
+            }
+            schedule(steps, from: now)
+        case .none:
+            let handle = Conversation.handle(of: pdu)
+            let name = ATTPDU.name(ofOpcode: opcode)
+            warnOnce("unseen:\(pdu)", "replay: the recording of \(recorded.address) never saw \(name)"
+                     + (pdu.count >= 3 ? " for handle \(hex16(handle))" : "") + " (\(hexBytes(pdu)))"
+                     + (ATTPDU.responseOpcode(forRequest: opcode) != nil ? "; answered with ATT error 0x06 Request Not Supported" : "; ignored"))
+            if ATTPDU.responseOpcode(forRequest: opcode) != nil {
+                let error = ATTPDU.errorResponse(requestOpcode: opcode, handle: pdu.count >= 3 ? handle : 0, code: 0x06)
+                schedule([(Duration.zero, .pdu(error.encoded))], from: now)
+            }
+        }
+        return due(at: now)
+    }
+
+    private mutating func schedule(_ steps: [(offset: Duration, step: Conversation.Step)], from now: Duration) {
+        for (offset, step) in steps {
+            let due = now + timing.delay(offset)
+            // After everything already due no later: the recorded order is kept.
+            let index = scheduled.firstIndex { $0.due > due } ?? scheduled.endIndex
+            scheduled.insert((due, step), at: index)
+        }
+    }
+
+    private mutating func due(at now: Duration) -> [PeripheralAction] {
+        var actions: [PeripheralAction] = []
+        while let next = scheduled.first, next.due <= now {
+            scheduled.removeFirst()
+            switch next.step {
+            case .pdu(let pdu):
+                actions.append(PeripheralChannels.att(pdu))
+            case .disconnect(let reason):
+                // A link lost to supervision looks lost again; any other end is the peripheral's own.
+                actions.append(reason == 0x08 ? .vanish : .disconnect(reason: reason))
+                scheduled = []
+                return actions
+            }
+        }
+        return actions
+    }
+
+    private mutating func warnOnce(_ key: String, _ message: String) {
+        guard warned.insert(key).inserted else { return }
+        warn(message)
+    }
+
+    // MARK: advertising
+
+    /// One `VirtualAdvertising` per moment the recorded advertising changed, the first at the
+    /// time it was first heard. The first scan response after an advertisement joins it (they
+    /// are one advertising event on the air); a later change of either is a moment of its own.
+    static func advertisingTimeline(_ records: [BLECassette.AdvertisingRecord]) -> [(at: Duration, advertising: VirtualAdvertising)] {
+        var primary: BLECassette.AdvertisingRecord?
+        var response: [UInt8] = []
+        var responseJoined = false
+        var timeline: [(at: Duration, advertising: VirtualAdvertising)] = []
+        for record in records {
+            var joins = false
+            if record.kind == .scanResponse {
+                joins = !responseJoined && !timeline.isEmpty
+                responseJoined = true
+                response = record.data
+            } else {
+                primary = record
+                responseJoined = false
+            }
+            guard let primary else { continue }
+            // A broadcaster that cannot be scanned has no scan response to give.
+            let form: VirtualAdvertising.Form = primary.kind.isLegacy
+                ? .legacy(advertisingData: primary.data, scanResponse: primary.kind == .nonConnectable ? [] : response)
+                : .extended(data: primary.data)
+            let advertising = VirtualAdvertising(form: form, firstEvent: timeline.first?.at ?? primary.at, rssi: primary.rssi,
+                                                 connectable: primary.kind.connectable)
+            if joins || timeline.last?.at == record.at {
+                timeline[timeline.count - 1].advertising = advertising
+            } else {
+                timeline.append((record.at, advertising))
+            }
+        }
+        return timeline
+    }
+}
+
+func hex16(_ value: UInt16) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}
+
+func hexBytes(_ bytes: [UInt8]) -> String {
+    bytes.isEmpty ? "(empty)" : bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+}

@@ -1,0 +1,81 @@
+import HAL
+import Testing
+@testable import Transports
+
+/// The recorder reads the HCI traffic the way the host does: advertising reports (a change only),
+/// connections, ATT both ways put back together from ACL fragments, and who ended the link.
+@Suite struct CassetteRecordingTests {
+    static let peer = BLEAddress(string: "B0:B0:B0:00:00:01")!
+
+    static func advertisingReport(eventType: UInt8, rssi: Int8, data: [UInt8]) -> HCIPacket {
+        .event(HCIEventPacket(code: 0x3E, parameters: [0x02, 1, eventType, 0x00] + peer.littleEndianBytes + [UInt8(data.count)] + data
+                              + [UInt8(bitPattern: rssi)]))
+    }
+
+    static func connectionComplete(handle: UInt16) -> HCIPacket {
+        .event(HCIEventPacket(code: 0x3E, parameters: [0x01, 0x00, UInt8(handle & 0xFF), UInt8(handle >> 8), 0x00, 0x00]
+                              + peer.littleEndianBytes + [0x18, 0x00, 0x00, 0x00, 0xF4, 0x01, 0x00]))
+    }
+
+    /// One ATT PDU cut into ACL fragments of `size` bytes.
+    static func acl(handle: UInt16, _ pdu: [UInt8], size: Int = 27) -> [HCIPacket] {
+        let l2cap = L2CAPFrame(channel: L2CAPFrame.att, payload: pdu).encoded
+        return stride(from: 0, to: l2cap.count, by: size).map { start in
+            .acl(ACLPacket(handle: handle, boundary: start == 0 ? .firstFlushable : .continuing,
+                           data: Array(l2cap[start..<min(start + size, l2cap.count)])))
+        }
+    }
+
+    @Test func aSessionBecomesOnePeripheralWithItsAdvertisingAndConnection() throws {
+        var recording = CassetteRecording()
+        let ad: [UInt8] = [0x02, 0x01, 0x06]
+        recording.record(Self.advertisingReport(eventType: 0x00, rssi: -50, data: ad), sentByHost: false, at: .milliseconds(100))
+        recording.record(Self.advertisingReport(eventType: 0x04, rssi: -50, data: [0x03, 0x09, 0x41, 0x42]), sentByHost: false, at: .milliseconds(101))
+        // The same bytes again are not a change.
+        recording.record(Self.advertisingReport(eventType: 0x00, rssi: -52, data: ad), sentByHost: false, at: .milliseconds(200))
+        recording.record(Self.connectionComplete(handle: 0x0040), sentByHost: false, at: .seconds(1))
+        for packet in Self.acl(handle: 0x0040, [0x0A, 0x03, 0x00]) { recording.record(packet, sentByHost: true, at: .milliseconds(1_010)) }
+        let long = [0x0B] + [UInt8](repeating: 0x5A, count: 60)
+        for packet in Self.acl(handle: 0x0040, long) { recording.record(packet, sentByHost: false, at: .milliseconds(1_030)) }
+        // Traffic on another link, and other channels, is not this connection's.
+        for packet in Self.acl(handle: 0x0041, [0x0A, 0x05, 0x00]) { recording.record(packet, sentByHost: true, at: .milliseconds(1_040)) }
+        recording.record(.acl(ACLPacket(handle: 0x0040, boundary: .firstFlushable, data: L2CAPFrame(channel: 0x05, payload: [1, 2]).encoded)),
+                         sentByHost: false, at: .milliseconds(1_050))
+        recording.record(.command(HCICommand(opcode: 0x0406, parameters: [0x40, 0x00, 0x13])), sentByHost: true, at: .milliseconds(1_100))
+        recording.record(.event(HCIEventPacket(code: 0x05, parameters: [0x00, 0x40, 0x00, 0x16])), sentByHost: false, at: .milliseconds(1_120))
+
+        let peripheral = try #require(recording.cassette.peripheral(Self.peer))
+        #expect(recording.cassette.peripherals.count == 1)
+        #expect(peripheral.advertising == [
+            .init(at: .milliseconds(100), kind: .connectable, rssi: -50, data: ad),
+            .init(at: .milliseconds(101), kind: .scanResponse, rssi: -50, data: [0x03, 0x09, 0x41, 0x42]),
+        ])
+        let connection = try #require(peripheral.connections.first)
+        #expect(connection.at == .seconds(1))
+        #expect(connection.att == [
+            .init(at: .milliseconds(10), direction: .toPeripheral, pdu: [0x0A, 0x03, 0x00]),
+            .init(at: .milliseconds(30), direction: .fromPeripheral, pdu: long),
+        ])
+        #expect(connection.end == .init(at: .milliseconds(120), byHost: true, reason: 0x16))
+        #expect(recording.dropped == 0)
+    }
+
+    @Test func aLinkThePeripheralEndsIsMarkedPeer() throws {
+        var recording = CassetteRecording()
+        recording.record(Self.connectionComplete(handle: 0x0001), sentByHost: false, at: .zero)
+        recording.record(.event(HCIEventPacket(code: 0x05, parameters: [0x00, 0x01, 0x00, 0x13])), sentByHost: false, at: .seconds(2))
+        let end = try #require(recording.cassette.peripherals.first?.connections.first?.end)
+        #expect(end == .init(at: .seconds(2), byHost: false, reason: 0x13))
+    }
+
+    @Test func advertisingIsBoundedPerPeripheral() {
+        var recording = CassetteRecording()
+        for index in 0..<(BLECassette.Limits.advertisingRecords + 10) {
+            let data: [UInt8] = [0x05, 0x16, 0x1B, 0x18, UInt8(index & 0xFF), UInt8(index >> 8)]
+            recording.record(Self.advertisingReport(eventType: 0x03, rssi: -70, data: data), sentByHost: false, at: .milliseconds(Int64(index)))
+        }
+        #expect(recording.cassette.peripherals.first?.advertising.count == BLECassette.Limits.advertisingRecords)
+        #expect(recording.dropped == 10)
+        #expect(recording.cassette.peripherals.first?.advertising.first?.kind == .nonConnectable)
+    }
+}
