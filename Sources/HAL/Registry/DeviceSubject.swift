@@ -38,6 +38,8 @@ extension MatchRule {
             return id.vendor == v && id.product == p
         case (.evdev(let cap), .evdev(_, let caps)):
             return caps.contains(cap)
+        case (.allOf(let rules), _):
+            return !rules.isEmpty && rules.allSatisfy { $0.matches(subject) }
         default:
             return false
         }

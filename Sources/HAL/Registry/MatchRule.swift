@@ -14,6 +14,10 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
     case hidraw(vendor: UInt16, product: UInt16)
     /// An evdev node with this capability.
     case evdev(EvdevCapability)
+    /// Every one of these rules at once: for vendor services that several unrelated protocol
+    /// families share (FFE0, FFF0, FFB0 …), where only the service together with the model's
+    /// name says which family a device speaks.
+    indirect case allOf([MatchRule])
 
     public enum EvdevCapability: String, Hashable, Sendable { case rumble = "FF_RUMBLE" }
 
@@ -27,6 +31,10 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
         case .serviceUUID(let uuid): uuid.shortValue == nil ? 250 : 200
         case .namePrefix(let prefix): 100 + prefix.count
         case .evdev: 50
+        // Both facts together say more than either alone: a vendor service plus a model name
+        // outranks a bare standard service, so a rebrand that also lists 181D is still read
+        // through the protocol its name promises.
+        case .allOf(let rules): rules.reduce(0) { $0 + $1.specificity }
         }
     }
 
@@ -40,6 +48,7 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
         case .usb(let v, let p): "USB \(hex4(v).lowercased()):\(hex4(p).lowercased())"
         case .hidraw(let v, let p): "hidraw \(hex4(v).lowercased()):\(hex4(p).lowercased())"
         case .evdev(let cap): "evdev \(cap.rawValue)"
+        case .allOf(let rules): rules.map(\.description).joined(separator: " and ")
         }
     }
 }

@@ -233,6 +233,10 @@ extension WeighCommand {
         private func notAScale(_ device: DiscoveredDevice, claimedBy claim: Claim?) -> CLIFailure {
             let named = device.name.map { " (\"\($0)\")" } ?? ""
             guard let claim else {
+                if let likeness = ScaleResemblance.likeness(of: .advertisement(device.advertisement)) {
+                    return CLIFailure(kind: .device, message: "\(device.address)\(named) is a scale no driver here can read: it "
+                                      + likeness.hint)
+                }
                 let services = device.advertisement.allServiceUUIDs.map(\.description)
                 let advertised = services.isEmpty ? "it advertises no service UUIDs" : "it advertises services \(services.joined(separator: ", "))"
                 return CLIFailure(kind: .device, message: "\(device.address)\(named) is not a scale: no driver claims it as a scale "
