@@ -15,6 +15,7 @@ func driver(_ name: String, folder: String) -> Target {
 let driverTargets: [Target] = [
     driver("StandardScale", folder: "StandardScale"),
     driver("MiScale", folder: "MiScale"),
+    driver("QNScale", folder: "QNScale"),
     driver("MirrorProfile", folder: "Mirror"),
     driver("Xbox360Pad", folder: "Xbox360Pad"),
     driver("DualShock4", folder: "DualShock4"),

@@ -3,6 +3,7 @@ import EvdevRumble
 import HAL
 import MiScale
 import MirrorProfile
+import QNScale
 import StandardScale
 import Xbox360Pad
 
@@ -11,6 +12,8 @@ import Xbox360Pad
 let linkedDrivers: [any Driver] = [
     MirrorDriver(),
     MiScaleDriver(),
+    QNBroadcastDriver(),
+    QNScaleDriver(),
     StandardScaleDriver(),
     Xbox360PadDriver(),
     DualShock4Driver(),
