@@ -12,9 +12,15 @@ public struct QNScaleDriver: Driver {
     /// name; the registry matches prefixes, so the spellings seen on devices are listed).
     public static let namePrefixes = ["QN-Scale", "Renpho-Scale", "RENPHO-SCALE", "SEB-Scale"]
 
+    /// The unit the scale is asked to show (QN scales send kilograms whatever it shows).
     public var displayUnit: WeightUnit
+    /// How long the opening exchange may take.
+    public var handshakeDeadline: Duration
 
-    public init(displayUnit: WeightUnit = .kilograms) { self.displayUnit = displayUnit }
+    public init(displayUnit: WeightUnit = .kilograms, handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
+        self.displayUnit = displayUnit
+        self.handshakeDeadline = handshakeDeadline
+    }
 
     public var descriptor: DriverDescriptor {
         let services = [QNScaleProtocol.ffe0Service, QNScaleProtocol.fff0Service]
@@ -30,7 +36,8 @@ extension QNScaleDriver: GATTScaleDriver {
                      clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
         let logic = QNScaleProtocol(displayUnit: displayUnit) { Int64(Date().timeIntervalSince1970) }
         return try await VendorScaleSession.open(logic, services: [QNScaleProtocol.ffe0Service, QNScaleProtocol.fff0Service],
-                                                 connection: connection, device: device, clock: clock)
+                                                 connection: connection, device: device, clock: clock,
+                                                 handshakeDeadline: handshakeDeadline)
     }
 }
 

@@ -10,6 +10,13 @@ public enum VendorScaleSession {
     /// that answers at all answers within a second or two; five more covers a slow link.
     public static let handshakeDeadline: Duration = .seconds(8)
 
+    /// `8 s`, `0.6 s`: a deadline as the messages say it.
+    static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let tenths = (value * 10).rounded() / 10
+        return tenths == tenths.rounded() ? "\(Int(tenths)) s" : "\(tenths) s"
+    }
+
     /// Discovers `services` (those present), asks `protocol` which characteristics to subscribe
     /// to, subscribes, runs the opening exchange and returns the connection once it is done.
     /// Every ATT step is bounded by the bearer's own 30 s timeout; the exchange as a whole by
@@ -174,7 +181,7 @@ final class VendorScaleConnection<P: VendorScaleProtocol>: ScaleConnection {
             }
             group.addTask {
                 do { try await clock.sleep(for: deadline) } catch { return nil }
-                return .failure(.handshakeFailed("no answer within \(deadline.components.seconds) s while waiting for \(awaiting); "
+                return .failure(.handshakeFailed("no answer within \(VendorScaleSession.seconds(deadline)) while waiting for \(awaiting); "
                                                  + "wake the scale by stepping on it and try again"))
             }
             var outcome: Result<Void, ScaleError> = .failure(.handshakeFailed("cancelled while waiting for \(awaiting)"))

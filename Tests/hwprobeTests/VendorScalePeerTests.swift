@@ -1,0 +1,146 @@
+import Foundation
+import HAL
+import PeerSupport
+import QNScale
+import Testing
+import Transports
+@testable import hwprobe
+
+/// The vendor scale drivers (issue 18) against bumble peers that play each family from the same
+/// public facts (Tests/Peers/peerkit/vendor_scales.py): `weigh` end to end, and the drivers
+/// through the HAL where a test needs a driver setting the CLI does not offer.
+@Suite(.serialized, .exclusivePeer, .enabled(if: peerAvailable, "no bumble venv: run scripts/setup-peers (CI does)"))
+struct VendorScalePeerTests {
+    func run(_ arguments: [String]) async -> TimedRun { await TimedRun.run(arguments) }
+
+    func weigh(_ peer: PeerProcess, timeout: String = "20") async -> TimedRun {
+        await run(["weigh", "--hci", peer.tcp.description, peer.address.description, "--timeout", timeout, "--json"])
+    }
+
+    func vendorState(_ peer: PeerProcess) async throws -> [String: Any] {
+        try await peer.command(["cmd": "state"])["vendor"] as? [String: Any] ?? [:]
+    }
+
+    func written(_ peer: PeerProcess) async throws -> [String] {
+        (try await vendorState(peer)["written"] as? [[String: Any]] ?? []).compactMap { $0["hex"] as? String }
+    }
+
+    /// The first advertisement of `peer` our host sees, through the HAL's transport.
+    func discovered(_ peer: PeerProcess, on transport: BLEScaleTransport) async throws -> DiscoveredDevice {
+        for try await device in transport.discover() where device.address.bytes == peer.address.bytes { return device }
+        throw PeerProcess.StartFailure(description: "the peer was never seen")
+    }
+
+    // MARK: QN / Yolanda
+
+    @Test func weighReadsTheQNScalesStableWeightAfterItsHandshake() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "qn"])
+        await peer.waitUntilIdle()
+        let result = await weigh(peer)
+        #expect(result.code == 0, "\(result.err)")
+        let json = try JSONShape.parse(result.out)
+        // 22.43, 55.71, 69.46 and 72.64 kg come first, unstable; 72.35 is the first stable one.
+        #expect(json["weightKg"]?.number == 72.35)
+        #expect(json["driver"]?.string == "qn-scale")
+        let writes = try await written(peer)
+        #expect(writes.first == "130915011000000042", "the unit setting (kilograms) echoing the 0x12 frame's protocol type: \(writes)")
+        #expect(writes.dropFirst().first?.hasPrefix("200815") == true, "then the time, after the scale's 0x14: \(writes)")
+        let sent = (try await vendorState(peer)["sent"] as? [[String: Any]] ?? []).compactMap { $0["hex"] as? String }
+        #expect(sent.filter { $0.hasPrefix("100d15") && $0.dropFirst(10).hasPrefix("00") }.count >= 1, "unstable frames were sent first")
+    }
+
+    @Test func aQNScaleAskedForPoundsStillGivesExactKilograms() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "qn"])
+        await peer.waitUntilIdle()
+        let central = try await BLECentral.open(peer.tcp)
+        let transport = BLEScaleTransport(central: central, registry: DriverRegistry(drivers: [QNScaleDriver(displayUnit: .pounds)]))
+        let scale = try await transport.connect(to: try await discovered(peer, on: transport))
+        var stable: WeightReading?
+        for await event in scale.events {
+            if case .weight(let reading) = event, reading.stable == true {
+                stable = reading
+                break
+            }
+        }
+        await scale.disconnect()
+        await central.close()
+        #expect(stable?.kilograms == 72.35)
+        #expect(stable?.displayUnit == .pounds)
+        #expect(try await vendorState(peer)["requestedUnit"] as? Int == 2, "the scale was asked for pounds")
+    }
+
+    @Test func aRefusedQNHandshakeEndsWeighAtOnceSayingWhat() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "qn"])
+        await peer.waitUntilIdle()
+        _ = try await peer.command(["cmd": "vendor_fault", "fault": "refuse"])
+        let result = await weigh(peer)
+        #expect(result.code == 3)
+        let message = try #require(try JSONShape.parse(result.out)["error"]?["message"]?.string)
+        #expect(message.contains("did not complete its opening exchange: the scale refused the unit setting (0x13)"), "\(message)")
+        #expect(result.seconds < 8, "\(result.seconds) s")
+    }
+
+    @Test func aQNScaleThatNeverSpeaksFirstMeetsTheHandshakeDeadline() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "qn"])
+        await peer.waitUntilIdle()
+        let central = try await BLECentral.open(peer.tcp)
+        let transport = BLEScaleTransport(central: central,
+                                          registry: DriverRegistry(drivers: [QNScaleDriver(handshakeDeadline: .milliseconds(600))]))
+        let device = try await discovered(peer, on: transport)
+        let writtenBefore = try await written(peer).count
+        // Silent for the next connection (the fault is cleared when that link ends).
+        _ = try await peer.command(["cmd": "vendor_fault", "fault": "silent"])
+        let connecting = Task { try await transport.connect(to: device) }
+        await #expect(throws: ScaleError.handshakeFailed("no answer within 0.6 s while waiting for the scale's 0x12 information frame; "
+                                                         + "wake the scale by stepping on it and try again")) {
+            _ = try await connecting.value
+        }
+        await central.close()
+        #expect(try await written(peer).count == writtenBefore, "nothing was written: the scale never asked")
+    }
+
+    @Test func weighReadsABroadcastingQNScaleWithoutConnecting() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "qn-broadcast"])
+        let weighing = Task { await weigh(peer) }
+        _ = try await peer.command(["cmd": "vendor_weigh", "kg": 81.4, "unstable": 3])
+        let result = await weighing.value
+        #expect(result.code == 0, "\(result.err)")
+        let json = try JSONShape.parse(result.out)
+        #expect(json["weightKg"]?.number == 81.4)
+        #expect(json["driver"]?.string == "qn-broadcast")
+        #expect(try await peer.command(["cmd": "state"])["connections"] as? Int ?? 0 == 0, "never connected to")
+    }
+
+    // MARK: an unclaimed scale
+
+    /// A peer of its own (its advertisement is replaced) that looks like an FFB0 scale of a model
+    /// no driver reads.
+    static let unknownScalePeer = ["--profile", "generic", "--address", "B0:B0:B0:00:00:18"]
+
+    func unknownScale() async throws -> PeerProcess {
+        let peer = try await SharedPeers.shared.peer(Self.unknownScalePeer)
+        // flags 06; 16-bit UUIDs FFB0; complete name "AE BS-06".
+        _ = try await peer.command(["cmd": "advertise", "data_hex": "020106" + "0303b0ff" + "0909" + Array("AE BS-06".utf8).map { String(format: "%02x", $0) }.joined()])
+        return peer
+    }
+
+    @Test func listShowsAnUnreadFFB0ScaleWithANullDriverAndAHint() async throws {
+        let peer = try await unknownScale()
+        let result = await run(["list", "--hci", peer.tcp.description, "--scan-seconds", "1", "--json"])
+        let entry = try JSONShape.parse(result.out)["peripherals"]?.array?.first { $0["address"]?.string == peer.address.description }
+        #expect(entry?["kind"]?.string == "scale")
+        #expect(entry?["driver"] == .null, "present and null")
+        #expect(entry?["hint"]?.string?.hasPrefix("looks like a LeFu / ICOMON scale (service FFB0)") == true, "\(String(describing: entry))")
+    }
+
+    @Test func weighOnAnUnreadScaleSaysWhatItResemblesAtOnce() async throws {
+        let peer = try await unknownScale()
+        let result = await weigh(peer)
+        #expect(result.code == 3)
+        let message = try #require(try JSONShape.parse(result.out)["error"]?["message"]?.string)
+        #expect(message.hasPrefix("\(peer.address) (\"AE BS-06\") is a scale no driver here can read: it looks like a LeFu / ICOMON scale"),
+                "\(message)")
+        #expect(message.contains("hwprobe gatt"))
+        #expect(result.seconds < 5, "\(result.seconds) s, not the 20 s timeout")
+    }
+}
