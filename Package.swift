@@ -16,6 +16,7 @@ let driverTargets: [Target] = [
     driver("StandardScale", folder: "StandardScale"),
     driver("MiScale", folder: "MiScale"),
     driver("QNScale", folder: "QNScale"),
+    driver("IcomonScale", folder: "IcomonScale"),
     driver("MirrorProfile", folder: "Mirror"),
     driver("Xbox360Pad", folder: "Xbox360Pad"),
     driver("DualShock4", folder: "DualShock4"),

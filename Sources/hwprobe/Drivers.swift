@@ -1,6 +1,7 @@
 import DualShock4
 import EvdevRumble
 import HAL
+import IcomonScale
 import MiScale
 import MirrorProfile
 import QNScale
@@ -14,6 +15,7 @@ let linkedDrivers: [any Driver] = [
     MiScaleDriver(),
     QNBroadcastDriver(),
     QNScaleDriver(),
+    IcomonScaleDriver(),
     StandardScaleDriver(),
     Xbox360PadDriver(),
     DualShock4Driver(),

@@ -1,6 +1,7 @@
 import Foundation
 import HAL
 import PeerSupport
+import IcomonScale
 import QNScale
 import Testing
 import Transports
@@ -109,6 +110,52 @@ struct VendorScalePeerTests {
         #expect(json["weightKg"]?.number == 81.4)
         #expect(json["driver"]?.string == "qn-broadcast")
         #expect(try await peer.command(["cmd": "state"])["connections"] as? Int ?? 0 == 0, "never connected to")
+    }
+
+    // MARK: LeFu / ICOMON (MGB)
+
+    @Test func weighReadsTheIcomonScalesResultAfterItsConfiguration() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "icomon"])
+        await peer.waitUntilIdle()
+        let result = await weigh(peer)
+        #expect(result.code == 0, "\(result.err)")
+        let json = try JSONShape.parse(result.out)
+        #expect(json["weightKg"]?.number == 72.3)
+        #expect(json["driver"]?.string == "icomon-mgb")
+        let configured = try await vendorState(peer)["configured"] as? [String] ?? []
+        #expect(configured.suffix(6).first == "f7000000" && configured.suffix(5).first == "fa000000", "\(configured)")
+        #expect(configured.suffix(4).first == "fb011eaa", "a 30-year-old man of 170 cm by default: \(configured)")
+        #expect(configured.last == "fe060100", "kilograms: \(configured)")
+    }
+
+    @Test func anIcomonScaleSetToPoundsStillGivesExactKilograms() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "icomon"])
+        await peer.waitUntilIdle()
+        let central = try await BLECentral.open(peer.tcp)
+        let transport = BLEScaleTransport(central: central, registry: DriverRegistry(drivers: [IcomonScaleDriver(displayUnit: .pounds)]))
+        let scale = try await transport.connect(to: try await discovered(peer, on: transport))
+        var reading: WeightReading?
+        for await event in scale.events {
+            if case .weight(let weight) = event {
+                reading = weight
+                break
+            }
+        }
+        await scale.disconnect()
+        await central.close()
+        #expect(reading == WeightReading(kilograms: 72.3, stable: true, displayUnit: .pounds, bodyFatPercent: 18.4))
+        #expect(try await vendorState(peer)["unit"] as? String == "lb")
+    }
+
+    @Test func aRefusedIcomonConfigurationEndsWeighAtOnce() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "icomon"])
+        await peer.waitUntilIdle()
+        _ = try await peer.command(["cmd": "vendor_fault", "fault": "refuse"])
+        let result = await weigh(peer)
+        #expect(result.code == 3)
+        let message = try #require(try JSONShape.parse(result.out)["error"]?["message"]?.string)
+        #expect(message.contains("the scale refused the first opener (F7)"), "\(message)")
+        #expect(result.seconds < 8, "\(result.seconds) s")
     }
 
     // MARK: an unclaimed scale

@@ -298,3 +298,65 @@ def qn_broadcast(speed: float = 10.0) -> _p.Profile:
     ad = behavior.advertising(0.0, False)
     return _p.Profile(name="qn-broadcast", device_name="", services=[], legacy_advertising_data=ad,
                       extended_advertising_data=ad, roles={}, writes=[], behavior=behavior)
+
+
+# ---------------------------------------------------------------------------------------
+# LeFu / ICOMON "MGB" (openScale BluetoothMGB.java, MGBHandler.kt)
+def mgb_ok(value: bytes) -> bool:
+    return (len(value) == 8 and value[0] == 0xAC and value[1] == 0x02 and value[6] == 0xCC
+            and sum(value[2:7]) & 0xFF == value[7])
+
+
+def mgb_result(kg: float, fat: float, height_m: float = 1.78) -> list[bytes]:
+    """The two 20-byte result notifications: `AC 02 FF 00 02 21 yy mm dd hh mm ss` + weight, BMI,
+    fat (tenths, big-endian) + `00 00`; then `01 00` + muscle %, BMR, bone kg, water % (tenths,
+    big-endian), age, protein, and the unknown tail BluetoothMGB.java notes (`00 01 1b a5 02 47`)."""
+    tenths = lambda v: struct.pack(">H", int(round(v * 10)))  # noqa: E731
+    bmi = kg / (height_m * height_m)
+    first = bytes([0xAC, 0x02, 0xFF, 0x00, 0x02, 0x21, 26, 12, 2, 3, 15, 9]) + tenths(kg) + tenths(bmi) + tenths(fat) + bytes(2)
+    second = (bytes([0x01, 0x00]) + tenths(45.2) + tenths(160.0) + tenths(3.0) + tenths(53.0) + bytes([30])
+              + tenths(18.0) + bytes([0x00, 0x01, 0x1B, 0xA5, 0x02]))
+    second += bytes(20 - len(second))
+    assert len(first) == 20 and len(second) == 20
+    return [first, second]
+
+
+class IcomonScale(VendorScale):
+    """Service FFB0: FFB1 write (8-byte configuration packets `AC 02 c0 c1 c2 c3 CC sum`), FFB2
+    notify (results). Once the last packet (`FE 06 unit 00`) is written the person steps on and
+    the scale sends its result (no live weights: none of the sources shows any). A packet whose
+    framing or checksum is wrong is refused with ATT 0x13."""
+
+    def __init__(self, speed: float):
+        super().__init__(speed)
+        self.configured: list[str] = []
+
+    def on_write(self, name: str, value: bytes) -> None:
+        if not mgb_ok(value):
+            raise att.ATT_Error(0x13)
+        self.configured.append(value[2:6].hex())
+        if value[2] == 0xFE:
+            self.unit = {1: "kg", 2: "lb", 3: "st"}.get(value[4], "?")
+            self.handshake_done = True
+            self.begin_weighing(72.3)  # whole tenths: the protocol's resolution
+
+    async def weighing(self, kg: float, unstable: int) -> None:
+        if "silent" in self.faults:
+            return
+        await asyncio.sleep(self.step_s * 3)  # the person steps on and stands still
+        for value in mgb_result(kg, 18.4):
+            await self.send("results", value)
+
+    def state(self) -> dict:
+        state = super().state()
+        state["vendor"]["configured"] = self.configured[-12:]
+        return state
+
+
+def icomon(speed: float = 10.0) -> _p.Profile:
+    behavior = IcomonScale(speed)
+    service = Service("FFB0", [behavior.characteristic("FFB1", "configuration", P.WRITE),
+                               behavior.characteristic("FFB2", "results", P.NOTIFY)])
+    ad = _advertising("Swan", 0xFFB0)
+    return _p.Profile(name="icomon", device_name="Swan", services=[service], legacy_advertising_data=ad,
+                      extended_advertising_data=ad, roles={}, writes=[], behavior=behavior)
