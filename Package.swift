@@ -17,6 +17,7 @@ let driverTargets: [Target] = [
     driver("MiScale", folder: "MiScale"),
     driver("QNScale", folder: "QNScale"),
     driver("IcomonScale", folder: "IcomonScale"),
+    driver("OneByoneScale", folder: "OneByoneScale"),
     driver("MirrorProfile", folder: "Mirror"),
     driver("Xbox360Pad", folder: "Xbox360Pad"),
     driver("DualShock4", folder: "DualShock4"),

@@ -8,9 +8,9 @@ import Transports
 /// FFE0, 1byone on FFF0), so, as openScale's QNHandler.kt does ("require BOTH: QN services AND a
 /// QN-family name hint"), a service claims a device only together with a QN-family name.
 public struct QNScaleDriver: Driver {
-    /// Names QNHandler.kt treats as the QN family (it matches them anywhere in the lower-cased
-    /// name; the registry matches prefixes, so the spellings seen on devices are listed).
-    public static let namePrefixes = ["QN-Scale", "Renpho-Scale", "RENPHO-SCALE", "SEB-Scale"]
+    /// Names QNHandler.kt treats as the QN family: it looks for these anywhere in the name,
+    /// ignoring case, and so does the registry's `nameContains`.
+    public static let nameParts = ["qn-scale", "renpho-scale", "seb-scale"]
 
     /// The unit the scale is asked to show (QN scales send kilograms whatever it shows).
     public var displayUnit: WeightUnit
@@ -26,7 +26,7 @@ public struct QNScaleDriver: Driver {
         let services = [QNScaleProtocol.ffe0Service, QNScaleProtocol.fff0Service]
         return DriverDescriptor(id: "qn-scale", name: "QN / Yolanda scale (Renpho, FITINDEX …)", kind: .scale,
                                 rules: services.flatMap { service in
-                                    Self.namePrefixes.map { MatchRule.allOf([.serviceUUID(service), .namePrefix($0)]) }
+                                    Self.nameParts.map { MatchRule.allOf([.serviceUUID(service), .nameContains($0)]) }
                                 })
     }
 }

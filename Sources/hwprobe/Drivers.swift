@@ -4,6 +4,7 @@ import HAL
 import IcomonScale
 import MiScale
 import MirrorProfile
+import OneByoneScale
 import QNScale
 import StandardScale
 import Xbox360Pad
@@ -16,6 +17,7 @@ let linkedDrivers: [any Driver] = [
     QNBroadcastDriver(),
     QNScaleDriver(),
     IcomonScaleDriver(),
+    OneByoneScaleDriver(),
     StandardScaleDriver(),
     Xbox360PadDriver(),
     DualShock4Driver(),

@@ -2,6 +2,7 @@ import Foundation
 import HAL
 import PeerSupport
 import IcomonScale
+import OneByoneScale
 import QNScale
 import Testing
 import Transports
@@ -156,6 +157,39 @@ struct VendorScalePeerTests {
         let message = try #require(try JSONShape.parse(result.out)["error"]?["message"]?.string)
         #expect(message.contains("the scale refused the first opener (F7)"), "\(message)")
         #expect(result.seconds < 8, "\(result.seconds) s")
+    }
+
+    // MARK: 1byone / Eufy
+
+    @Test func weighReadsTheEufyScalePastItsStoredMeasurementsWithoutErasingThem() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "onebyone"])
+        await peer.waitUntilIdle()
+        let result = await weigh(peer)
+        #expect(result.code == 0, "\(result.err)")
+        let json = try JSONShape.parse(result.out)
+        // The stored 80.15 and 79.9 kg come first, then the unstable weights, then 72.35 with impedance.
+        #expect(json["weightKg"]?.number == 72.35)
+        #expect(json["driver"]?.string == "onebyone-eufy")
+        let state = try await vendorState(peer)
+        #expect(state["erased"] as? Bool == false, "the owner's history stays on the scale")
+        let writes = try await written(peer)
+        #expect(writes.first == "fd370001000000000000cb", "kilograms, group 1, XOR: \(writes)")
+        #expect(writes.contains("f200"))
+    }
+
+    @Test func aEufyScaleThatNeverAcknowledgesTheClockMeetsTheDeadline() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "onebyone"])
+        await peer.waitUntilIdle()
+        _ = try await peer.command(["cmd": "vendor_fault", "fault": "silent"])
+        let central = try await BLECentral.open(peer.tcp)
+        let transport = BLEScaleTransport(central: central,
+                                          registry: DriverRegistry(drivers: [OneByoneScaleDriver(handshakeDeadline: .milliseconds(700))]))
+        let device = try await discovered(peer, on: transport)
+        await #expect(throws: ScaleError.handshakeFailed("no answer within 0.7 s while waiting for the scale's F1 00 acknowledgement "
+                                                         + "of the clock; wake the scale by stepping on it and try again")) {
+            _ = try await transport.connect(to: device)
+        }
+        await central.close()
     }
 
     // MARK: an unclaimed scale

@@ -32,6 +32,8 @@ extension MatchRule {
             return data.starts(with: prefix)
         case (.namePrefix(let prefix), .advertisement(let ad)):
             return ad.localName?.hasPrefix(prefix) ?? false
+        case (.nameContains(let text), .advertisement(let ad)):
+            return !text.isEmpty && (ad.localName?.lowercased().contains(text.lowercased()) ?? false)
         case (.usb(let v, let p), .usb(let id)):
             return id.vendor == v && id.product == p
         case (.hidraw(let v, let p), .hidraw(_, let id)):

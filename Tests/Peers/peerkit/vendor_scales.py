@@ -360,3 +360,75 @@ def icomon(speed: float = 10.0) -> _p.Profile:
     ad = _advertising("Swan", 0xFFB0)
     return _p.Profile(name="icomon", device_name="Swan", services=[service], legacy_advertising_data=ad,
                       extended_advertising_data=ad, roles={}, writes=[], behavior=behavior)
+
+
+# ---------------------------------------------------------------------------------------
+# 1byone / Eufy (openScale OneByoneHandler.kt)
+def onebyone_frame(kg: float, impedance: float | None, when: tuple | None = None) -> bytes:
+    """`CF`, impedance tenths of an ohm (low byte, high byte), weight u16 LE hundredths of a kg,
+    four unknown bytes, byte 9 = 1 for "no impedance", one more; with `when` (a stored
+    measurement) the time follows: year u16 BE, month, day, hour, minute, second (18 bytes)."""
+    z = int(round(impedance * 10)) if impedance is not None else 0
+    frame = bytes([0xCF, z & 0xFF, z >> 8]) + struct.pack("<H", int(round(kg * 100))) + bytes(4) \
+        + bytes([1 if impedance is None else 0, 0])
+    if when is not None:
+        year, month, day, hour, minute, second = when
+        frame += struct.pack(">H", year) + bytes([month, day, hour, minute, second])
+    return frame
+
+
+class OneByoneScale(VendorScale):
+    """Service FFF0: FFF1 write (commands), FFF4 notify (frames). `FD 37 unit group 00×6 xor`
+    sets the unit (refused with ATT 0x13 when the XOR is wrong); the clock `F1 yyyy mm dd hh mm
+    ss` is acknowledged `F1 00`; `F2 00` is answered with two stored measurements (18-byte CF
+    frames) and `F2 00`, after which the person steps on: CF frames without impedance while
+    settling, then the final one with impedance, twice. `F2 01` (erase the history) is noted."""
+
+    def __init__(self, speed: float):
+        super().__init__(speed)
+        self.erased = False
+        self.requested_unit: int | None = None
+
+    def on_write(self, name: str, value: bytes) -> None:
+        if value[:2] == b"\xFD\x37":
+            x = 0
+            for b in value[:-1]:
+                x ^= b
+            if len(value) != 11 or x != value[-1]:
+                raise att.ATT_Error(0x13)
+            self.requested_unit = value[2]
+            self.unit = {0: "kg", 1: "lb", 2: "st"}.get(value[2], "?")
+        elif value[:1] == b"\xF1" and len(value) == 8:
+            if "silent" not in self.faults:
+                self.spawn(self.send("frames", b"\xF1\x00"))
+        elif value == b"\xF2\x00":
+            self.spawn(self._history())
+        elif value == b"\xF2\x01":
+            self.erased = True
+
+    async def _history(self) -> None:
+        for kg, when in ((80.15, (2026, 11, 30, 7, 1, 2)), (79.9, (2026, 12, 1, 7, 3, 4))):
+            await self.send("frames", onebyone_frame(kg, 480.0, when))
+        await self.send("frames", b"\xF2\x00")
+        self.handshake_done = True
+        self.begin_weighing()
+
+    async def weighing(self, kg: float, unstable: int) -> None:
+        await asyncio.sleep(self.step_s)
+        for weight, stable in self.series(kg, unstable):
+            await self.send("frames", onebyone_frame(weight, 500.3 if stable else None))
+            await asyncio.sleep(self.step_s)
+
+    def state(self) -> dict:
+        state = super().state()
+        state["vendor"].update({"erased": self.erased, "requestedUnit": self.requested_unit})
+        return state
+
+
+def onebyone(speed: float = 10.0) -> _p.Profile:
+    behavior = OneByoneScale(speed)
+    service = Service("FFF0", [behavior.characteristic("FFF1", "commands", P.WRITE),
+                               behavior.characteristic("FFF4", "frames", P.NOTIFY)])
+    ad = _advertising("eufy T9146", 0xFFF0)
+    return _p.Profile(name="onebyone", device_name="eufy T9146", services=[service], legacy_advertising_data=ad,
+                      extended_advertising_data=ad, roles={}, writes=[], behavior=behavior)
