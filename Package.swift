@@ -18,6 +18,7 @@ let driverTargets: [Target] = [
     driver("QNScale", folder: "QNScale"),
     driver("IcomonScale", folder: "IcomonScale"),
     driver("OneByoneScale", folder: "OneByoneScale"),
+    driver("YunmaiScale", folder: "YunmaiScale"),
     driver("MirrorProfile", folder: "Mirror"),
     driver("Xbox360Pad", folder: "Xbox360Pad"),
     driver("DualShock4", folder: "DualShock4"),

@@ -8,6 +8,7 @@ import OneByoneScale
 import QNScale
 import StandardScale
 import Xbox360Pad
+import YunmaiScale
 
 /// Every linked driver, in registration order (which breaks ties between equally specific rules).
 /// Adding a device is adding a folder under Plugins/ and a line here.
@@ -18,6 +19,7 @@ let linkedDrivers: [any Driver] = [
     QNScaleDriver(),
     IcomonScaleDriver(),
     OneByoneScaleDriver(),
+    YunmaiScaleDriver(),
     StandardScaleDriver(),
     Xbox360PadDriver(),
     DualShock4Driver(),

@@ -6,6 +6,7 @@ import OneByoneScale
 import QNScale
 import Testing
 import Transports
+import YunmaiScale
 @testable import hwprobe
 
 /// The vendor scale drivers (issue 18) against bumble peers that play each family from the same
@@ -190,6 +191,48 @@ struct VendorScalePeerTests {
             _ = try await transport.connect(to: device)
         }
         await central.close()
+    }
+
+    // MARK: Yunmai
+
+    @Test func weighReadsTheYunmaiScalesFinalFrameNotItsLiveOnes() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "yunmai"])
+        await peer.waitUntilIdle()
+        let result = await weigh(peer)
+        #expect(result.code == 0, "\(result.err)")
+        let json = try JSONShape.parse(result.out)
+        #expect(json["weightKg"]?.number == 72.35)
+        #expect(json["driver"]?.string == "yunmai")
+        #expect(try await vendorState(peer)["commands"] as? [String] == ["10", "11", "13"], "user, time, start, each accepted")
+    }
+
+    @Test func aYunmaiScaleSetToPoundsStillGivesExactKilograms() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "yunmai"])
+        await peer.waitUntilIdle()
+        let central = try await BLECentral.open(peer.tcp)
+        let transport = BLEScaleTransport(central: central, registry: DriverRegistry(drivers: [YunmaiScaleDriver(displayUnit: .pounds)]))
+        let scale = try await transport.connect(to: try await discovered(peer, on: transport))
+        var reading: WeightReading?
+        for await event in scale.events {
+            if case .weight(let weight) = event {
+                reading = weight
+                break
+            }
+        }
+        await scale.disconnect()
+        await central.close()
+        #expect(reading == WeightReading(kilograms: 72.35, stable: true, displayUnit: .pounds, bodyFatPercent: 18.4))
+        #expect(try await vendorState(peer)["unit"] as? String == "lb")
+    }
+
+    @Test func aRefusedYunmaiUserEndsWeighAtOnce() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "yunmai"])
+        await peer.waitUntilIdle()
+        _ = try await peer.command(["cmd": "vendor_fault", "fault": "refuse"])
+        let result = await weigh(peer)
+        #expect(result.code == 3)
+        let message = try #require(try JSONShape.parse(result.out)["error"]?["message"]?.string)
+        #expect(message.contains("the scale refused the user (0x10)"), "\(message)")
     }
 
     // MARK: an unclaimed scale

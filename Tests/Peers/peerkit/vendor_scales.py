@@ -432,3 +432,70 @@ def onebyone(speed: float = 10.0) -> _p.Profile:
     ad = _advertising("eufy T9146", 0xFFF0)
     return _p.Profile(name="onebyone", device_name="eufy T9146", services=[service], legacy_advertising_data=ad,
                       extended_advertising_data=ad, roles={}, writes=[], behavior=behavior)
+
+
+# ---------------------------------------------------------------------------------------
+# Yunmai (openScale BluetoothYunmaiSE_Mini.java, YunmaiHandler.kt)
+def yunmai_ok(value: bytes) -> bool:
+    x = 0
+    for b in value[1:-1]:
+        x ^= b
+    return len(value) >= 4 and value[0] == 0x0D and value[1] == len(value) and x == value[-1]
+
+
+def yunmai_frame(kg: float, final: bool, fat: float = 18.4, resistance: int = 512, unix: int = 0x692E6A40) -> bytes:
+    """`0D 1E 14 <type: 1 live, 2 final> 00 <time u32 BE> …` weight u16 BE hundredths of a kg at
+    13, resistance u16 BE at 15, fat u16 BE hundredths of a percent at 17 (version 0x1E and up);
+    20 bytes. Neither source reads live frames, so only their type byte is filled in here."""
+    frame = bytearray(20)
+    frame[0:5] = bytes([0x0D, 0x1E, 0x14, 0x02 if final else 0x01, 0x00])
+    if final:
+        frame[5:9] = struct.pack(">I", unix)
+        frame[13:19] = struct.pack(">HHH", int(round(kg * 100)), resistance, int(round(fat * 100)))
+    return bytes(frame)
+
+
+class YunmaiScale(VendorScale):
+    """Services FFE0 (FFE4 notify) and FFE5 (FFE9 write). Commands `0D len cmd … xor` (XOR of
+    all after the 0D; a wrong length byte or XOR is refused with ATT 0x13): user 0x10, time
+    0x11, start 0x13. After start, live frames while the person settles, then the final one."""
+
+    def __init__(self, speed: float):
+        super().__init__(speed)
+        self.commands_seen: list[str] = []
+
+    def on_connection(self, connection) -> None:
+        super().on_connection(connection)
+        self.commands_seen = []  # per connection: what this central sent
+
+    def on_write(self, name: str, value: bytes) -> None:
+        if not yunmai_ok(value):
+            raise att.ATT_Error(0x13)
+        self.commands_seen.append(f"{value[2]:02x}")
+        if value[2] == 0x10:
+            self.unit = "lb" if value[15] == 2 else "kg"
+        elif value[2] == 0x13:
+            self.handshake_done = True
+            self.begin_weighing()
+
+    async def weighing(self, kg: float, unstable: int) -> None:
+        if "silent" in self.faults:
+            return
+        await asyncio.sleep(self.step_s)
+        for weight, stable in self.series(kg, unstable):
+            await self.send("measurements", yunmai_frame(weight, final=stable))
+            await asyncio.sleep(self.step_s)
+
+    def state(self) -> dict:
+        state = super().state()
+        state["vendor"]["commands"] = self.commands_seen[-12:]
+        return state
+
+
+def yunmai(speed: float = 10.0) -> _p.Profile:
+    behavior = YunmaiScale(speed)
+    measurement = Service("FFE0", [behavior.characteristic("FFE4", "measurements", P.NOTIFY)])
+    command = Service("FFE5", [behavior.characteristic("FFE9", "commands", P.WRITE)])
+    ad = _advertising("YUNMAI-ISM2", 0xFFE0)
+    return _p.Profile(name="yunmai", device_name="YUNMAI-ISM2", services=[measurement, command], legacy_advertising_data=ad,
+                      extended_advertising_data=ad, roles={}, writes=[], behavior=behavior)
