@@ -19,6 +19,7 @@ let driverTargets: [Target] = [
     driver("IcomonScale", folder: "IcomonScale"),
     driver("OneByoneScale", folder: "OneByoneScale"),
     driver("YunmaiScale", folder: "YunmaiScale"),
+    driver("BeurerSanitasScale", folder: "BeurerSanitasScale"),
     driver("MirrorProfile", folder: "Mirror"),
     driver("Xbox360Pad", folder: "Xbox360Pad"),
     driver("DualShock4", folder: "DualShock4"),

@@ -1,3 +1,4 @@
+import BeurerSanitasScale
 import DualShock4
 import EvdevRumble
 import HAL
@@ -20,6 +21,7 @@ let linkedDrivers: [any Driver] = [
     IcomonScaleDriver(),
     OneByoneScaleDriver(),
     YunmaiScaleDriver(),
+    BeurerSanitasScaleDriver(),
     StandardScaleDriver(),
     Xbox360PadDriver(),
     DualShock4Driver(),

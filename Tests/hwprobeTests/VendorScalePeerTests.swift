@@ -1,3 +1,4 @@
+import BeurerSanitasScale
 import Foundation
 import HAL
 import PeerSupport
@@ -233,6 +234,59 @@ struct VendorScalePeerTests {
         #expect(result.code == 3)
         let message = try #require(try JSONShape.parse(result.out)["error"]?["message"]?.string)
         #expect(message.contains("the scale refused the user (0x10)"), "\(message)")
+    }
+
+    // MARK: Beurer / Sanitas (legacy)
+
+    @Test func weighReadsASanitasScaleInKilograms() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "beurer"])
+        await peer.waitUntilIdle()
+        _ = try await peer.command(["cmd": "vendor_unit", "unit": "kg"])
+        let before = (try await vendorState(peer)["unitChanges"] as? [Int] ?? []).count
+        let result = await weigh(peer)
+        #expect(result.code == 0, "\(result.err)")
+        let json = try JSONShape.parse(result.out)
+        #expect(json["weightKg"]?.number == 72.35)
+        #expect(json["driver"]?.string == "beurer-sanitas")
+        #expect((try await vendorState(peer)["unitChanges"] as? [Int] ?? []).count == before, "already in kilograms: left alone")
+        #expect(try await written(peer).suffix(3).first == "e601", "init with the Sanitas start byte's alternative form")
+    }
+
+    @Test func aSanitasScaleSetToPoundsIsSwitchedAndStillGivesExactKilograms() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "beurer"])
+        await peer.waitUntilIdle()
+        _ = try await peer.command(["cmd": "vendor_unit", "unit": "lb"])
+        let result = await weigh(peer)
+        #expect(result.code == 0, "\(result.err)")
+        #expect(try JSONShape.parse(result.out)["weightKg"]?.number == 72.35)
+        let state = try await vendorState(peer)
+        #expect((state["unitChanges"] as? [Int])?.last == 1, "switched to kilograms, as weigh asks")
+        #expect(state["unit"] as? String == "kg")
+    }
+
+    @Test func aSanitasScaleThatNeverAnswersInitMeetsTheDeadline() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "beurer"])
+        await peer.waitUntilIdle()
+        _ = try await peer.command(["cmd": "vendor_fault", "fault": "silent"])
+        let central = try await BLECentral.open(peer.tcp)
+        let transport = BLEScaleTransport(central: central,
+                                          registry: DriverRegistry(drivers: [BeurerSanitasScaleDriver(handshakeDeadline: .milliseconds(500))]))
+        let device = try await discovered(peer, on: transport)
+        await #expect(throws: ScaleError.handshakeFailed("no answer within 0.5 s while waiting for the scale's answer to init; "
+                                                         + "wake the scale by stepping on it and try again")) {
+            _ = try await transport.connect(to: device)
+        }
+        await central.close()
+    }
+
+    @Test func aRefusedSanitasInitEndsWeighAtOnce() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "beurer"])
+        await peer.waitUntilIdle()
+        _ = try await peer.command(["cmd": "vendor_fault", "fault": "refuse"])
+        let result = await weigh(peer)
+        #expect(result.code == 3)
+        let message = try #require(try JSONShape.parse(result.out)["error"]?["message"]?.string)
+        #expect(message.contains("the scale refused init"), "\(message)")
     }
 
     // MARK: an unclaimed scale

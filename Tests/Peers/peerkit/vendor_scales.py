@@ -499,3 +499,58 @@ def yunmai(speed: float = 10.0) -> _p.Profile:
     ad = _advertising("YUNMAI-ISM2", 0xFFE0)
     return _p.Profile(name="yunmai", device_name="YUNMAI-ISM2", services=[measurement, command], legacy_advertising_data=ad,
                       extended_advertising_data=ad, roles={}, writes=[], behavior=behavior)
+
+
+# ---------------------------------------------------------------------------------------
+# Beurer / Sanitas / SilverCrest, legacy (openScale BeurerSanitasHandler.kt)
+class BeurerSanitasScale(VendorScale):
+    """Service FFE0 with one characteristic FFE1 (write + notify). The Sanitas start byte 0xE7
+    (its "alternative" forms 0xE6 init, 0xE9 time). Init `E6 01` is answered `E6 00`; the time
+    `E9 <u32 BE>` is not answered; the status `E7 4F <8-byte user id>` is answered `E7 F0 4F 00
+    <battery 80> <thresholds 05 05> <unit> 00 00 00 11` with the unit the scale is set to
+    (`vendor_unit`: 1 kg, 2 lb); `E7 4D <unit>` is answered `E7 F0 4D 00`. Then the person steps
+    on: weight-only frames `E7 58 <0 stable / 1 settling> <weight u16 BE, 50 g units>`."""
+
+    START = 0xE7
+
+    def __init__(self, speed: float):
+        super().__init__(speed)
+        self.unit_changes: list[int] = []
+
+    def on_write(self, name: str, value: bytes) -> None:
+        if value[:1] == bytes([self.START & 0xF0 | 6]) and "silent" not in self.faults:
+            self.spawn(self.send("scale", bytes([self.START & 0xF0 | 6, 0x00])))
+        elif value[:2] == bytes([self.START, 0x4F]):
+            code = 2 if self.unit == "lb" else 1
+            status = bytes([self.START, 0xF0, 0x4F, 0x00, 80, 5, 5, code, 0, 0, 0, 0x11])
+            self.spawn(self._then_weigh(status, weigh=True))
+        elif value[:2] == bytes([self.START, 0x4D]) and len(value) == 3:
+            self.unit_changes.append(value[2])
+            self.unit = "lb" if value[2] == 2 else "kg"
+            self.spawn(self.send("scale", bytes([self.START, 0xF0, 0x4D, 0x00])))
+
+    async def _then_weigh(self, status: bytes, weigh: bool) -> None:
+        await self.send("scale", status)
+        self.handshake_done = True
+        if weigh:
+            self.begin_weighing()
+
+    async def weighing(self, kg: float, unstable: int) -> None:
+        await asyncio.sleep(self.step_s * 2)
+        for weight, stable in self.series(kg, unstable):
+            raw = int(round(weight * 1000 / 50))
+            await self.send("scale", bytes([self.START, 0x58, 0 if stable else 1]) + struct.pack(">H", raw))
+            await asyncio.sleep(self.step_s)
+
+    def state(self) -> dict:
+        state = super().state()
+        state["vendor"]["unitChanges"] = self.unit_changes[-12:]
+        return state
+
+
+def beurer(speed: float = 10.0) -> _p.Profile:
+    behavior = BeurerSanitasScale(speed)
+    service = Service("FFE0", [behavior.characteristic("FFE1", "scale", P.WRITE | P.NOTIFY)])
+    ad = _advertising("SANITAS SBF70", 0xFFE0)
+    return _p.Profile(name="beurer", device_name="SANITAS SBF70", services=[service], legacy_advertising_data=ad,
+                      extended_advertising_data=ad, roles={}, writes=[], behavior=behavior)
