@@ -115,6 +115,16 @@ struct VendorScalePeerTests {
         #expect(try await peer.command(["cmd": "state"])["connections"] as? Int ?? 0 == 0, "never connected to")
     }
 
+    @Test func listShowsTheBroadcastingQNScalesLiveReading() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "qn-broadcast"])
+        _ = try await peer.command(["cmd": "vendor_weigh", "kg": 64.2, "unstable": 0])
+        let result = await run(["list", "--hci", peer.tcp.description, "--scan-seconds", "1", "--json"])
+        let entry = try JSONShape.parse(result.out)["peripherals"]?.array?.first { $0["address"]?.string == peer.address.description }
+        #expect(entry?["driver"]?.string == "qn-broadcast")
+        #expect(entry?["kind"]?.string == "scale")
+        #expect(entry?["weightKg"]?.number == 64.2, "\(String(describing: entry))")
+    }
+
     // MARK: LeFu / ICOMON (MGB)
 
     @Test func weighReadsTheIcomonScalesResultAfterItsConfiguration() async throws {
