@@ -20,11 +20,11 @@ import Testing
         #expect(entry.driver == nil)
         #expect(entry.kind == "scale")
         let hint = try #require(entry.hint)
-        #expect(hint.hasPrefix("looks like a LeFu / ICOMON scale (service FFB0)"), "\(hint)")
+        #expect(hint.hasPrefix("looks like a scale of the LeFu / ICOMON family (service FFB0)"), "\(hint)")
         let json = try JSONShape.parse(JSON.encode(entry))
         #expect(json["driver"] == .null, "the key is there, and null")
         #expect(json["hint"]?.string == hint)
-        #expect(ListTable.claim(entry).hasPrefix("scale, no driver: looks like a LeFu"))
+        #expect(ListTable.claim(entry).hasPrefix("scale, no driver: looks like a scale of the LeFu"))
     }
 
     @Test func aDeviceThatLooksLikeNoScaleKeepsItsOldShape() throws {

@@ -318,7 +318,7 @@ struct VendorScalePeerTests {
         let entry = try JSONShape.parse(result.out)["peripherals"]?.array?.first { $0["address"]?.string == peer.address.description }
         #expect(entry?["kind"]?.string == "scale")
         #expect(entry?["driver"] == .null, "present and null")
-        #expect(entry?["hint"]?.string?.hasPrefix("looks like a LeFu / ICOMON scale (service FFB0)") == true, "\(String(describing: entry))")
+        #expect(entry?["hint"]?.string?.hasPrefix("looks like a scale of the LeFu / ICOMON family (service FFB0)") == true, "\(String(describing: entry))")
     }
 
     @Test func weighOnAnUnreadScaleSaysWhatItResemblesAtOnce() async throws {
@@ -326,7 +326,7 @@ struct VendorScalePeerTests {
         let result = await weigh(peer)
         #expect(result.code == 3)
         let message = try #require(try JSONShape.parse(result.out)["error"]?["message"]?.string)
-        #expect(message.hasPrefix("\(peer.address) (\"AE BS-06\") is a scale no driver here can read: it looks like a LeFu / ICOMON scale"),
+        #expect(message.hasPrefix("\(peer.address) (\"AE BS-06\") looks like a scale of the LeFu / ICOMON family (service FFB0), but no driver here reads this model"),
                 "\(message)")
         #expect(message.contains("hwprobe gatt"))
         #expect(result.seconds < 5, "\(result.seconds) s, not the 20 s timeout")

@@ -16,7 +16,7 @@ public struct ScaleResemblance: Hashable, Sendable {
     /// The sentence `list` shows as `hint` and `weigh` says: what the device resembles, by which
     /// fact, and what a person can do so a driver can be written or chosen.
     public func hint(by rule: MatchRule) -> String {
-        "looks like a \(family) scale (\(rule)), but no driver here reads this model: "
+        "looks like a scale of the \(family) family (\(rule)), but no driver here reads this model: "
             + "run `hwprobe gatt` on it and attach the output and a recording (`--record FILE`) to an issue"
     }
 }
@@ -37,9 +37,9 @@ extension ScaleResemblance {
     /// FFE0, BeurerSanitasHandler.kt FFE0, MedisanaBs44xHandler.kt 78B2/7802/7892,
     /// EtekcityFit8SHandler.kt FFD0) and the families table of issue 18.
     public static let catalog: [ScaleResemblance] = [
-        ScaleResemblance(family: "FFE0 vendor-service (QN / Yolanda, Yunmai or Beurer / Sanitas: all three use FFE0)",
+        ScaleResemblance(family: "QN / Yolanda, Yunmai or Beurer / Sanitas (all three use FFE0)",
                          rules: [.serviceUUID(BluetoothUUID(0xFFE0))]),
-        ScaleResemblance(family: "FFF0 vendor-service (QN / Yolanda or 1byone / Eufy: both use FFF0)",
+        ScaleResemblance(family: "QN / Yolanda or 1byone / Eufy (both use FFF0)",
                          rules: [.serviceUUID(BluetoothUUID(0xFFF0))]),
         ScaleResemblance(family: "QN / Yolanda (Renpho, FITINDEX …)",
                          rules: [.serviceUUID(BluetoothUUID(0xAE00)), .namePrefix("QN-Scale"), .namePrefix("Renpho")]),

@@ -234,8 +234,7 @@ extension WeighCommand {
             let named = device.name.map { " (\"\($0)\")" } ?? ""
             guard let claim else {
                 if let likeness = ScaleResemblance.likeness(of: .advertisement(device.advertisement)) {
-                    return CLIFailure(kind: .device, message: "\(device.address)\(named) is a scale no driver here can read: it "
-                                      + likeness.hint)
+                    return CLIFailure(kind: .device, message: "\(device.address)\(named) " + likeness.hint)
                 }
                 let services = device.advertisement.allServiceUUIDs.map(\.description)
                 let advertised = services.isEmpty ? "it advertises no service UUIDs" : "it advertises services \(services.joined(separator: ", "))"
