@@ -103,6 +103,28 @@ struct VendorScalePeerTests {
         #expect(try await written(peer).count == writtenBefore, "nothing was written: the scale never asked")
     }
 
+    @Test func aQNScaleThatDropsTheLinkMidHandshakeSaysSoAtOnce() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "qn"])
+        await peer.waitUntilIdle()
+        _ = try await peer.command(["cmd": "vendor_fault", "fault": "silent"])
+        let central = try await BLECentral.open(peer.tcp)
+        // A long deadline: the drop, not the deadline, must end the wait.
+        let transport = BLEScaleTransport(central: central, registry: DriverRegistry(drivers: [QNScaleDriver(handshakeDeadline: .seconds(20))]))
+        let device = try await discovered(peer, on: transport)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let connecting = Task { try await transport.connect(to: device) }
+        // Wait (with a deadline) until our host has subscribed, then drop the link from the scale's side.
+        let end = clock.now.advanced(by: .seconds(10))
+        while clock.now < end, (try await peer.command(["cmd": "state"])["subscriptions"] as? [String: [String]])?["FFE1"] == nil {
+            try await clock.sleep(for: .milliseconds(50)) // polling another process's state
+        }
+        _ = try await peer.command(["cmd": "disconnect", "reason": 19])
+        await #expect(throws: ScaleError.disconnected(.remoteUserTerminated)) { _ = try await connecting.value }
+        #expect(started.duration(to: clock.now) < .seconds(8), "well before the 20 s deadline")
+        await central.close()
+    }
+
     @Test func weighReadsABroadcastingQNScaleWithoutConnecting() async throws {
         let peer = try await SharedPeers.shared.peer(["--profile", "qn-broadcast"])
         let weighing = Task { await weigh(peer) }
