@@ -265,7 +265,13 @@ extension WeighCommand {
         }
 
         private static func describe(_ device: DiscoveredDevice, _ claim: Claim?) -> String {
-            "\(device.name ?? device.address.description)" + (claim.map { " (\($0.descriptor.id))" } ?? "")
+            let name = device.name ?? device.address.description
+            if let claim { return "\(name) (\(claim.descriptor.id))" }
+            // A scale no driver reads is worth naming as one: it may be the scale the person means.
+            if let likeness = ScaleResemblance.likeness(of: .advertisement(device.advertisement)) {
+                return "\(name) (a \(likeness.resemblance.family) scale, no driver here)"
+            }
+            return name
         }
 
         static func words(_ kind: DeviceKind) -> String {
