@@ -14,7 +14,8 @@ import HAL
 ///   unix-seconds(BE u32)`, not answered; the scale status `start 4F` + an 8-byte user ID (zeros
 ///   for none), answered by the acknowledgement `start F0 4F …` with the battery at 4 and the
 ///   unit at 7 (1 kg, 2 lb, 4 st); when the unit is not the one wanted, `start 4D unit`,
-///   acknowledged `start F0 4D 00`.
+///   acknowledged `start F0 4D 00`. (openScale always sets the user's unit; here the scale is
+///   left as it is unless a unit is asked for, since its weights are in 50 g units either way.)
 /// - Weight-only measurements `start 58 stable weight(BE u16, units of 50 g)`, where stable is 0.
 ///
 /// Not done: openScale goes on to list the scale's users, create one and ask for a measurement

@@ -10,16 +10,24 @@ public struct BeurerSanitasScaleProtocol: VendorScaleProtocol {
     public enum Phase: Hashable, Sendable { case initialising, status, unit, ready }
 
     public var startByte: UInt8
-    public var displayUnit: WeightUnit
+    /// The unit to set, or nil to leave the scale as its owner set it: these scales weigh in
+    /// 50 g units whatever they show, so nothing needs changing to read them.
+    public var wantedUnit: WeightUnit?
     public var unixSeconds: @Sendable () -> Int64
     public private(set) var phase = Phase.initialising
     public private(set) var battery: UInt8?
+    /// What the scale shows, from its status (or the unit set).
+    public private(set) var displayUnit = WeightUnit.kilograms
 
-    public init(startByte: UInt8, displayUnit: WeightUnit = .kilograms, unixSeconds: @escaping @Sendable () -> Int64) {
+    public init(startByte: UInt8, wantedUnit: WeightUnit? = nil, unixSeconds: @escaping @Sendable () -> Int64) {
         self.startByte = startByte
-        self.displayUnit = displayUnit == .pounds ? .pounds : .kilograms
+        self.wantedUnit = wantedUnit.map { $0 == .pounds ? .pounds : .kilograms }
         self.unixSeconds = unixSeconds
     }
+
+    /// The status's unit code as a HAL unit: 1 kg, 2 lb, 4 stones (shown as stones and pounds,
+    /// so pounds is the nearest HAL has).
+    static func unit(code: UInt8) -> WeightUnit { code == 1 ? .kilograms : .pounds }
 
     public mutating func subscriptions(available: Set<BluetoothUUID>) throws(ScaleError) -> [BluetoothUUID] {
         guard available.contains(Self.characteristic) else { throw .unsupported("the Beurer / Sanitas characteristic FFE1") }
@@ -52,14 +60,16 @@ public struct BeurerSanitasScaleProtocol: VendorScaleProtocol {
                     write(BeurerSanitasFrame.status(startByte: startByte), "the status request (4F)")]
         case (.statusAcknowledged(let battery, let unit), .status):
             self.battery = battery
-            guard unit == BeurerSanitasFrame.unitCode(displayUnit) else {
+            displayUnit = Self.unit(code: unit)
+            if let wantedUnit, unit != BeurerSanitasFrame.unitCode(wantedUnit) {
                 phase = .unit
-                return [write(BeurerSanitasFrame.setUnit(startByte: startByte, displayUnit), "the unit (4D)")]
+                return [write(BeurerSanitasFrame.setUnit(startByte: startByte, wantedUnit), "the unit (4D)")]
             }
             phase = .ready
             return [.ready]
         case (.unitAcknowledged(let accepted), .unit):
             guard accepted else { return [.fail(.handshakeFailed("the scale did not take the unit (4D); set it on the scale itself"))] }
+            displayUnit = wantedUnit ?? displayUnit
             phase = .ready
             return [.ready]
         case (.weight(let fiftyGrams, let stable), .ready):

@@ -11,10 +11,11 @@ public struct BeurerSanitasScaleDriver: Driver {
     /// Names whose scales take 0xE7 (its BF710 and Sanitas SBF70 / SBF75 / Crane).
     public static let e7Names = ["bf700", "beurer bf710", "sanitas sbf70", "sbf75", "aicdscale1"]
 
-    public var displayUnit: WeightUnit
+    /// The unit to set on the scale; nil (the default) leaves it as its owner set it.
+    public var displayUnit: WeightUnit?
     public var handshakeDeadline: Duration
 
-    public init(displayUnit: WeightUnit = .kilograms, handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
+    public init(displayUnit: WeightUnit? = nil, handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
         self.displayUnit = displayUnit
         self.handshakeDeadline = handshakeDeadline
     }
@@ -35,7 +36,7 @@ public struct BeurerSanitasScaleDriver: Driver {
 extension BeurerSanitasScaleDriver: GATTScaleDriver {
     public func open(_ connection: BLEConnection, device: DiscoveredDevice,
                      clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
-        let logic = BeurerSanitasScaleProtocol(startByte: Self.startByte(forName: device.name), displayUnit: displayUnit) {
+        let logic = BeurerSanitasScaleProtocol(startByte: Self.startByte(forName: device.name), wantedUnit: displayUnit) {
             Int64(Date().timeIntervalSince1970)
         }
         return try await VendorScaleSession.open(logic, services: [BeurerSanitasScaleProtocol.service], connection: connection,

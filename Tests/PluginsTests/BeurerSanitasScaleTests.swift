@@ -29,7 +29,7 @@ import Transports
     }
 
     @Test func theOpeningSetsTheUnitOnlyWhenItDiffers() throws {
-        var scale = BeurerSanitasScaleProtocol(startByte: 0xE7, displayUnit: .pounds) { 0x692E_6A40 }
+        var scale = BeurerSanitasScaleProtocol(startByte: 0xE7, wantedUnit: .pounds) { 0x692E_6A40 }
         #expect(try scale.subscriptions(available: [BeurerSanitasScaleProtocol.characteristic]) == [BeurerSanitasScaleProtocol.characteristic])
         let c = BeurerSanitasScaleProtocol.characteristic
         #expect(scale.start() == [.write(c, [0xE6, 0x01], withResponse: true, purpose: "init")])
@@ -49,15 +49,25 @@ import Transports
     }
 
     @Test func aScaleAlreadyInTheWantedUnitIsReadyAfterItsStatus() {
-        var scale = BeurerSanitasScaleProtocol(startByte: 0xF7) { 0 }
+        var scale = BeurerSanitasScaleProtocol(startByte: 0xF7, wantedUnit: .kilograms) { 0 }
         let c = BeurerSanitasScaleProtocol.characteristic
         _ = scale.start()
         _ = scale.received([0xF6, 0x00], from: c)
         #expect(scale.received([0xF7, 0xF0, 0x4F, 0x00, 80, 5, 5, 0x01], from: c) == [.ready])
     }
 
+    @Test func byDefaultTheScalesOwnUnitIsLeftAndReported() {
+        var scale = BeurerSanitasScaleProtocol(startByte: 0xE7) { 0 }
+        let c = BeurerSanitasScaleProtocol.characteristic
+        _ = scale.start()
+        _ = scale.received([0xE6, 0x00], from: c)
+        #expect(scale.received([0xE7, 0xF0, 0x4F, 0x00, 80, 5, 5, 0x02], from: c) == [.ready], "pounds, and no 4D")
+        #expect(scale.received([0xE7, 0x58, 0x00, 0x05, 0xA7], from: c)
+                == [.reading(WeightReading(kilograms: 72.35, stable: true, displayUnit: .pounds))])
+    }
+
     @Test func aRefusedUnitEndsTheOpening() {
-        var scale = BeurerSanitasScaleProtocol(startByte: 0xE7, displayUnit: .pounds) { 0 }
+        var scale = BeurerSanitasScaleProtocol(startByte: 0xE7, wantedUnit: .pounds) { 0 }
         let c = BeurerSanitasScaleProtocol.characteristic
         _ = scale.start()
         _ = scale.received([0xE6, 0x00], from: c)

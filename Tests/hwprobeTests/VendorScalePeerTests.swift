@@ -284,16 +284,39 @@ struct VendorScalePeerTests {
         #expect(try await written(peer).suffix(3).first == "e601", "init with the Sanitas start byte's alternative form")
     }
 
-    @Test func aSanitasScaleSetToPoundsIsSwitchedAndStillGivesExactKilograms() async throws {
+    @Test func aSanitasScaleSetToPoundsIsLeftSoAndStillGivesExactKilograms() async throws {
         let peer = try await SharedPeers.shared.peer(["--profile", "beurer"])
         await peer.waitUntilIdle()
         _ = try await peer.command(["cmd": "vendor_unit", "unit": "lb"])
+        let before = (try await vendorState(peer)["unitChanges"] as? [Int] ?? []).count
         let result = await weigh(peer)
         #expect(result.code == 0, "\(result.err)")
         #expect(try JSONShape.parse(result.out)["weightKg"]?.number == 72.35)
         let state = try await vendorState(peer)
-        #expect((state["unitChanges"] as? [Int])?.last == 1, "switched to kilograms, as weigh asks")
-        #expect(state["unit"] as? String == "kg")
+        #expect((state["unitChanges"] as? [Int] ?? []).count == before, "the owner's unit is left alone")
+        #expect(state["unit"] as? String == "lb")
+        _ = try await peer.command(["cmd": "vendor_unit", "unit": "kg"])
+    }
+
+    @Test func aSanitasScaleIsSwitchedWhenTheDriverIsAskedForAUnit() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "beurer"])
+        await peer.waitUntilIdle()
+        _ = try await peer.command(["cmd": "vendor_unit", "unit": "kg"])
+        let central = try await BLECentral.open(peer.tcp)
+        let transport = BLEScaleTransport(central: central, registry: DriverRegistry(drivers: [BeurerSanitasScaleDriver(displayUnit: .pounds)]))
+        let scale = try await transport.connect(to: try await discovered(peer, on: transport))
+        var stable: WeightReading?
+        for await event in scale.events {
+            if case .weight(let reading) = event, reading.stable == true {
+                stable = reading
+                break
+            }
+        }
+        await scale.disconnect()
+        await central.close()
+        #expect(stable == WeightReading(kilograms: 72.35, stable: true, displayUnit: .pounds))
+        #expect((try await vendorState(peer)["unitChanges"] as? [Int])?.last == 2, "4D 02: pounds")
+        _ = try await peer.command(["cmd": "vendor_unit", "unit": "kg"])
     }
 
     @Test func aSanitasScaleThatNeverAnswersInitMeetsTheDeadline() async throws {

@@ -33,7 +33,7 @@ runFuzzer { bytes in
     var icomon = IcomonScaleProtocol { .init(year: 1999, month: 13, day: 40, hour: 25, minute: 61, second: -1) }
     var onebyone = OneByoneScaleProtocol { .init(year: 70000, month: 1, day: 1, hour: 0, minute: 0, second: 0) }
     var yunmai = YunmaiScaleProtocol { Int64.max }
-    var beurer = BeurerSanitasScaleProtocol(startByte: 0xE7, displayUnit: .pounds) { Int64.min }
+    var beurer = BeurerSanitasScaleProtocol(startByte: 0xE7, wantedUnit: .pounds) { Int64.min }
     _ = icomon.start()
     _ = onebyone.start()
     _ = yunmai.start()
