@@ -211,6 +211,26 @@ struct VendorScalePeerTests {
         #expect(writes.contains("f200"))
     }
 
+    @Test func aEufyScaleAskedForPoundsStillGivesExactKilogramsAndItsImpedance() async throws {
+        let peer = try await SharedPeers.shared.peer(["--profile", "onebyone"])
+        await peer.waitUntilIdle()
+        let central = try await BLECentral.open(peer.tcp)
+        let transport = BLEScaleTransport(central: central, registry: DriverRegistry(drivers: [OneByoneScaleDriver(displayUnit: .pounds)]))
+        let scale = try await transport.connect(to: try await discovered(peer, on: transport))
+        var readings: [WeightReading] = []
+        for await event in scale.events {
+            guard case .weight(let reading) = event else { continue }
+            readings.append(reading)
+            if reading.stable == true { break }
+        }
+        await scale.disconnect()
+        await central.close()
+        #expect(readings.last == WeightReading(kilograms: 72.35, stable: true, displayUnit: .pounds, impedanceOhms: 500.3))
+        #expect(readings.dropLast().allSatisfy { $0.stable == nil && $0.impedanceOhms == nil }, "the settling ones carry no flag: \(readings)")
+        #expect(!readings.contains { $0.kilograms == 80.15 || $0.kilograms == 79.9 }, "stored measurements are not readings")
+        #expect(try await vendorState(peer)["requestedUnit"] as? Int == 1, "FD 37 01: pounds")
+    }
+
     @Test func aEufyScaleThatNeverAcknowledgesTheClockMeetsTheDeadline() async throws {
         let peer = try await SharedPeers.shared.peer(["--profile", "onebyone"])
         await peer.waitUntilIdle()
