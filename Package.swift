@@ -15,6 +15,11 @@ func driver(_ name: String, folder: String) -> Target {
 let driverTargets: [Target] = [
     driver("StandardScale", folder: "StandardScale"),
     driver("MiScale", folder: "MiScale"),
+    driver("QNScale", folder: "QNScale"),
+    driver("IcomonScale", folder: "IcomonScale"),
+    driver("OneByoneScale", folder: "OneByoneScale"),
+    driver("YunmaiScale", folder: "YunmaiScale"),
+    driver("BeurerSanitasScale", folder: "BeurerSanitasScale"),
     driver("MirrorProfile", folder: "Mirror"),
     driver("Xbox360Pad", folder: "Xbox360Pad"),
     driver("DualShock4", folder: "DualShock4"),

@@ -40,6 +40,9 @@ let package = Package(
         fuzzTarget("standard-scale", [product("StandardScale")]),
         fuzzTarget("mirror", [product("MirrorProfile")]),
         fuzzTarget("mi-scale", [hal, product("MiScale")]),
+        // The vendor families' frames and conversations (issue 18).
+        fuzzTarget("vendor-scales", [hal, transports, product("QNScale"), product("IcomonScale"), product("OneByoneScale"),
+                                     product("YunmaiScale"), product("BeurerSanitasScale")]),
         // VB1 backups: code texts and containers (no key derivation).
         fuzzTarget("vb1-code", [product("Flows")]),
         fuzzTarget("vb1-container", [product("Flows")]),

@@ -1,16 +1,27 @@
+import BeurerSanitasScale
 import DualShock4
 import EvdevRumble
 import HAL
+import IcomonScale
 import MiScale
 import MirrorProfile
+import OneByoneScale
+import QNScale
 import StandardScale
 import Xbox360Pad
+import YunmaiScale
 
 /// Every linked driver, in registration order (which breaks ties between equally specific rules).
 /// Adding a device is adding a folder under Plugins/ and a line here.
 let linkedDrivers: [any Driver] = [
     MirrorDriver(),
     MiScaleDriver(),
+    QNBroadcastDriver(),
+    QNScaleDriver(),
+    IcomonScaleDriver(),
+    OneByoneScaleDriver(),
+    YunmaiScaleDriver(),
+    BeurerSanitasScaleDriver(),
     StandardScaleDriver(),
     Xbox360PadDriver(),
     DualShock4Driver(),

@@ -151,6 +151,7 @@ import Transports
 @Suite struct BootstrapTests {
     @Test func everyPluginIsRegisteredOnce() {
         let ids = linkedDrivers.map(\.descriptor.id)
-        #expect(ids == ["mirror-v1", "mi-scale", "standard-scale", "xbox360-usb", "dualshock4-hidraw", "evdev-rumble"])
+        #expect(ids == ["mirror-v1", "mi-scale", "qn-broadcast", "qn-scale", "icomon-mgb", "onebyone-eufy", "yunmai", "beurer-sanitas",
+                        "standard-scale", "xbox360-usb", "dualshock4-hidraw", "evdev-rumble"])
     }
 }

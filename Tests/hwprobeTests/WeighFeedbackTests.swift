@@ -95,6 +95,25 @@ import Transports
         #expect(clock.now.offset == .seconds(10))
     }
 
+    @Test func withoutAnAddressAScaleNoDriverReadsIsNamedAsOne() async throws {
+        let clock = ManualClock()
+        let device = DiscoveredDevice(address: try #require(BLEAddress(string: "C1:22:33:44:55:66")), rssi: -60,
+                                      advertisement: Advertisement(localName: "AE BS-06", serviceUUIDs: [BluetoothUUID(0xFFB0)]))
+        let transport = OneDeviceTransport(device: device, clock: clock)
+        let weighing = Task {
+            await WeighCommand.weigh(on: transport, wanted: nil, registry: DriverRegistry(drivers: linkedDrivers), clock: clock,
+                                     deadline: .seconds(30), hci: "sim:", statusTicks: false)
+        }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(10))
+        guard case .failure(let failure) = await weighing.value else {
+            Issue.record("an unread scale gave a weight")
+            return
+        }
+        #expect(failure.message.hasPrefix("no scale found: none advertised within 10 s on sim: "
+                                          + "(seen instead: AE BS-06 (a LeFu / ICOMON scale, no driver here))"), "\(failure.message)")
+    }
+
     @Test func weighOnTheBenchShowsTheSearchTheConnectionAndEachReadingWhileItSettles() async throws {
         let clock = ManualClock()
         let (cli, captured) = cli(clock)

@@ -32,12 +32,16 @@ extension MatchRule {
             return data.starts(with: prefix)
         case (.namePrefix(let prefix), .advertisement(let ad)):
             return ad.localName?.hasPrefix(prefix) ?? false
+        case (.nameContains(let text), .advertisement(let ad)):
+            return !text.isEmpty && (ad.localName?.lowercased().contains(text.lowercased()) ?? false)
         case (.usb(let v, let p), .usb(let id)):
             return id.vendor == v && id.product == p
         case (.hidraw(let v, let p), .hidraw(_, let id)):
             return id.vendor == v && id.product == p
         case (.evdev(let cap), .evdev(_, let caps)):
             return caps.contains(cap)
+        case (.allOf(let rules), _):
+            return !rules.isEmpty && rules.allSatisfy { $0.matches(subject) }
         default:
             return false
         }

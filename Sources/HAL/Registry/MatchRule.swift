@@ -8,12 +8,19 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
     case manufacturer(companyID: UInt16, prefix: [UInt8])
     /// The local name starts with this text.
     case namePrefix(String)
+    /// The local name contains this text, ignoring case: for model codes that brands put
+    /// anywhere in a name ("eufy T9146", "T9146 Smart Scale").
+    case nameContains(String)
     /// A USB device with this vendor and product ID.
     case usb(vendor: UInt16, product: UInt16)
     /// A hidraw node whose device has this vendor and product ID.
     case hidraw(vendor: UInt16, product: UInt16)
     /// An evdev node with this capability.
     case evdev(EvdevCapability)
+    /// Every one of these rules at once: for vendor services that several unrelated protocol
+    /// families share (FFE0, FFF0, FFB0 …), where only the service together with the model's
+    /// name says which family a device speaks.
+    indirect case allOf([MatchRule])
 
     public enum EvdevCapability: String, Hashable, Sendable { case rumble = "FF_RUMBLE" }
 
@@ -26,7 +33,12 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
         case .serviceData: 300
         case .serviceUUID(let uuid): uuid.shortValue == nil ? 250 : 200
         case .namePrefix(let prefix): 100 + prefix.count
+        case .nameContains(let text): 90 + text.count
         case .evdev: 50
+        // Both facts together say more than either alone: a vendor service plus a model name
+        // outranks a bare standard service, so a rebrand that also lists 181D is still read
+        // through the protocol its name promises.
+        case .allOf(let rules): rules.reduce(0) { $0 + $1.specificity }
         }
     }
 
@@ -37,9 +49,11 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
         case .manufacturer(let company, let prefix):
             "manufacturer \(hex4(company))" + (prefix.isEmpty ? "" : " data " + prefix.map(hex2).joined(separator: " "))
         case .namePrefix(let prefix): "name \"\(prefix)…\""
+        case .nameContains(let text): "name containing \"\(text)\""
         case .usb(let v, let p): "USB \(hex4(v).lowercased()):\(hex4(p).lowercased())"
         case .hidraw(let v, let p): "hidraw \(hex4(v).lowercased()):\(hex4(p).lowercased())"
         case .evdev(let cap): "evdev \(cap.rawValue)"
+        case .allOf(let rules): rules.map(\.description).joined(separator: " and ")
         }
     }
 }

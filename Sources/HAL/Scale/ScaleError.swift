@@ -24,6 +24,9 @@ public enum ScaleError: Error, Hashable, Sendable, CustomStringConvertible {
     case timedOut(String)
     case unsupported(String)
     case protocolViolation(String)
+    /// A vendor scale's opening exchange (unit, user, time, start command) was refused or never
+    /// answered: without it such scales send no readings.
+    case handshakeFailed(String)
 
     public var description: String {
         switch self {
@@ -41,6 +44,7 @@ public enum ScaleError: Error, Hashable, Sendable, CustomStringConvertible {
         case .timedOut(let what): "timed out waiting for \(what)"
         case .unsupported(let what): "not supported by this device: \(what)"
         case .protocolViolation(let what): "the device broke its protocol: \(what)"
+        case .handshakeFailed(let what): "the scale did not complete its opening exchange: \(what)"
         }
     }
 }

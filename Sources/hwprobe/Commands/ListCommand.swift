@@ -135,11 +135,15 @@ struct ListCommand: Sendable {
     func peripheral(_ device: DiscoveredDevice, hci: String) -> ListReport.Peripheral {
         let claim = registry.claim(.advertisement(device.advertisement))
         let weight = (claim?.driver as? any BroadcastScaleDriver)?.reading(from: device.advertisement)?.kilograms
+        // Unclaimed but scale-like: say so, and what it resembles (issue 18).
+        let likeness = claim == nil ? ScaleResemblance.likeness(of: .advertisement(device.advertisement)) : nil
         return ListReport.Peripheral(hci: hci, address: device.address.description, name: device.name,
                                      rssi: Int(device.rssi),
                                      services: device.advertisement.allServiceUUIDs.map(\.description),
-                                     driver: claim?.descriptor.id, kind: claim?.descriptor.kind.rawValue, weightKg: weight,
-                                     addressType: device.address.kind.rawValue, reason: claim?.reason)
+                                     driver: claim?.descriptor.id,
+                                     kind: claim?.descriptor.kind.rawValue ?? (likeness != nil ? DeviceKind.scale.rawValue : nil),
+                                     weightKg: weight,
+                                     addressType: device.address.kind.rawValue, reason: claim?.reason, hint: likeness?.hint)
     }
 }
 

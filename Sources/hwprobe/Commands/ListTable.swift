@@ -44,7 +44,9 @@ enum ListTable {
 
     /// `mirror: mirror-v1 by manufacturer FFFF data 4D 52`: what it is and why the driver matched.
     static func claim(_ peripheral: ListReport.Peripheral) -> String {
-        guard let driver = peripheral.driver else { return "unclaimed" }
+        guard let driver = peripheral.driver else {
+            return peripheral.hint.map { "scale, no driver: \($0)" } ?? "unclaimed"
+        }
         let kind = peripheral.kind.map { "\($0): " } ?? ""
         return kind + (peripheral.reason ?? driver)
     }

@@ -233,6 +233,9 @@ extension WeighCommand {
         private func notAScale(_ device: DiscoveredDevice, claimedBy claim: Claim?) -> CLIFailure {
             let named = device.name.map { " (\"\($0)\")" } ?? ""
             guard let claim else {
+                if let likeness = ScaleResemblance.likeness(of: .advertisement(device.advertisement)) {
+                    return CLIFailure(kind: .device, message: "\(device.address)\(named) " + likeness.hint)
+                }
                 let services = device.advertisement.allServiceUUIDs.map(\.description)
                 let advertised = services.isEmpty ? "it advertises no service UUIDs" : "it advertises services \(services.joined(separator: ", "))"
                 return CLIFailure(kind: .device, message: "\(device.address)\(named) is not a scale: no driver claims it as a scale "
@@ -262,7 +265,13 @@ extension WeighCommand {
         }
 
         private static func describe(_ device: DiscoveredDevice, _ claim: Claim?) -> String {
-            "\(device.name ?? device.address.description)" + (claim.map { " (\($0.descriptor.id))" } ?? "")
+            let name = device.name ?? device.address.description
+            if let claim { return "\(name) (\(claim.descriptor.id))" }
+            // A scale no driver reads is worth naming as one: it may be the scale the person means.
+            if let likeness = ScaleResemblance.likeness(of: .advertisement(device.advertisement)) {
+                return "\(name) (a \(likeness.resemblance.family) scale, no driver here)"
+            }
+            return name
         }
 
         static func words(_ kind: DeviceKind) -> String {

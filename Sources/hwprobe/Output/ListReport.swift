@@ -40,6 +40,30 @@ struct ListReport: Codable, Equatable, Sendable {
         var addressType: String
         /// Why `driver` claimed it (the registry's claim reason), when a driver does.
         var reason: String?
+        /// For a device no driver claims that looks like a scale: the family it resembles and
+        /// what would be needed (issue 18). `kind` is then `scale` and `driver` an explicit null.
+        var hint: String?
+
+        enum CodingKeys: String, CodingKey {
+            case hci, address, name, rssi, services, driver, kind, weightKg, addressType, reason, hint
+        }
+
+        /// As synthesised, except that a hinted device says `"driver": null` outright: the
+        /// contract's way of saying "a scale, and no driver for it" rather than leaving it out.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(hci, forKey: .hci)
+            try container.encode(address, forKey: .address)
+            try container.encodeIfPresent(name, forKey: .name)
+            try container.encode(rssi, forKey: .rssi)
+            try container.encode(services, forKey: .services)
+            if driver == nil && hint != nil { try container.encodeNil(forKey: .driver) } else { try container.encodeIfPresent(driver, forKey: .driver) }
+            try container.encodeIfPresent(kind, forKey: .kind)
+            try container.encodeIfPresent(weightKg, forKey: .weightKg)
+            try container.encode(addressType, forKey: .addressType)
+            try container.encodeIfPresent(reason, forKey: .reason)
+            try container.encodeIfPresent(hint, forKey: .hint)
+        }
     }
 
     struct Problem: Codable, Equatable, Sendable {

@@ -54,11 +54,15 @@ final class BroadcastScaleConnection: ScaleConnection {
         self.continuation = continuation
         let address = device.address
         task = Mutex(Task {
-            var lastPayload: [UInt8]?
+            var lastPayload: [[UInt8]]?
             do {
                 for try await seen in discovery where seen.address == address {
                     // Only a changed payload is a new reading; scales repeat each one many times.
-                    let payload = seen.advertisement.serviceData.values.first ?? []
+                    // Service data (Xiaomi) and manufacturer data (QN's AA BB frames) both count,
+                    // in a fixed order so the same advertisement always compares equal.
+                    let ad = seen.advertisement
+                    let payload = ad.serviceData.keys.sorted().compactMap { ad.serviceData[$0] }
+                        + ad.manufacturerData.keys.sorted().compactMap { ad.manufacturerData[$0] }
                     guard lastPayload != payload else { continue }
                     lastPayload = payload
                     if let reading = driver.reading(from: seen.advertisement) { continuation.yield(.weight(reading)) }

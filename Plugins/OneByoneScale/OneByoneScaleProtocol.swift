@@ -1,0 +1,75 @@
+import HAL
+import Transports
+
+/// The 1byone / Eufy conversation as a value: unit and clock, wait for `F1 00`, ask for the
+/// stored measurements and read past them until `F2 00`, then live `CF` frames. Sources: see
+/// `OneByoneFrame`.
+public struct OneByoneScaleProtocol: VendorScaleProtocol {
+    public static let service = BluetoothUUID(0xFFF0)
+    public static let commands = BluetoothUUID(0xFFF1)
+    public static let frames = BluetoothUUID(0xFFF4)
+
+    public struct LocalTime: Hashable, Sendable {
+        public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+        public init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+            (self.year, self.month, self.day, self.hour, self.minute, self.second) = (year, month, day, hour, minute, second)
+        }
+    }
+
+    public enum Phase: Hashable, Sendable { case waitingForClockAcknowledgement, readingStoredMeasurements, live }
+
+    public var displayUnit: WeightUnit
+    public var now: @Sendable () -> LocalTime
+    public private(set) var phase = Phase.waitingForClockAcknowledgement
+    /// Stored measurements the scale sent before the live ones (read past, kept on the scale).
+    public private(set) var storedMeasurements = 0
+
+    public init(displayUnit: WeightUnit = .kilograms, now: @escaping @Sendable () -> LocalTime) {
+        self.displayUnit = displayUnit == .pounds ? .pounds : .kilograms
+        self.now = now
+    }
+
+    public mutating func subscriptions(available: Set<BluetoothUUID>) throws(ScaleError) -> [BluetoothUUID] {
+        guard available.contains(Self.frames), available.contains(Self.commands) else {
+            throw .unsupported("the 1byone frame and command characteristics (FFF4 and FFF1)")
+        }
+        return [Self.frames]
+    }
+
+    public var awaiting: String {
+        switch phase {
+        case .waitingForClockAcknowledgement: "the scale's F1 00 acknowledgement of the clock"
+        case .readingStoredMeasurements: "the end of the scale's stored measurements (F2 00)"
+        case .live: "nothing"
+        }
+    }
+
+    public mutating func start() -> [VendorScaleAction] {
+        let t = now()
+        return [.write(Self.commands, OneByoneFrame.unitSetting(displayUnit), withResponse: true, purpose: "the unit setting (FD 37)"),
+                .write(Self.commands, OneByoneFrame.clock(year: t.year, month: t.month, day: t.day, hour: t.hour, minute: t.minute,
+                                                          second: t.second), withResponse: true, purpose: "the clock (F1)")]
+    }
+
+    public mutating func received(_ value: [UInt8], from characteristic: BluetoothUUID) -> [VendorScaleAction] {
+        guard characteristic == Self.frames, let frame = OneByoneFrame(parsing: value) else { return [] }
+        switch (frame, phase) {
+        case (.clockAcknowledged, .waitingForClockAcknowledgement):
+            phase = .readingStoredMeasurements
+            return [.write(Self.commands, OneByoneFrame.storedMeasurementsRequest, withResponse: true,
+                           purpose: "the request for stored measurements (F2 00)")]
+        case (.endOfStoredMeasurements, .readingStoredMeasurements):
+            phase = .live
+            return [.ready]
+        case (.measurement, .readingStoredMeasurements):
+            storedMeasurements += 1
+            return []
+        case (.measurement(let weight, let impedance), .live):
+            guard weight > 0 else { return [] }
+            return [.reading(WeightReading(kilograms: Double(weight) / 100, stable: impedance != nil ? true : nil,
+                                           displayUnit: displayUnit, impedanceOhms: impedance.map { Double($0) / 10 }))]
+        default:
+            return []
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import HAL
+import Transports
+
+/// QN / Yolanda scales that take a connection (Renpho, FITINDEX and their rebrands).
+///
+/// FFE0 and FFF0 are generic vendor services that other families use too (Yunmai and Beurer on
+/// FFE0, 1byone on FFF0), so, as openScale's QNHandler.kt does ("require BOTH: QN services AND a
+/// QN-family name hint"), a service claims a device only together with a QN-family name.
+public struct QNScaleDriver: Driver {
+    /// Names QNHandler.kt treats as the QN family: it looks for these anywhere in the name,
+    /// ignoring case, and so does the registry's `nameContains`.
+    public static let nameParts = ["qn-scale", "renpho-scale", "seb-scale"]
+
+    /// The unit the scale is asked to show (QN scales send kilograms whatever it shows).
+    public var displayUnit: WeightUnit
+    /// How long the opening exchange may take.
+    public var handshakeDeadline: Duration
+
+    public init(displayUnit: WeightUnit = .kilograms, handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
+        self.displayUnit = displayUnit
+        self.handshakeDeadline = handshakeDeadline
+    }
+
+    public var descriptor: DriverDescriptor {
+        let services = [QNScaleProtocol.ffe0Service, QNScaleProtocol.fff0Service]
+        return DriverDescriptor(id: "qn-scale", name: "QN / Yolanda scale (Renpho, FITINDEX …)", kind: .scale,
+                                rules: services.flatMap { service in
+                                    Self.nameParts.map { MatchRule.allOf([.serviceUUID(service), .nameContains($0)]) }
+                                })
+    }
+}
+
+extension QNScaleDriver: GATTScaleDriver {
+    public func open(_ connection: BLEConnection, device: DiscoveredDevice,
+                     clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
+        let logic = QNScaleProtocol(displayUnit: displayUnit) { Int64(Date().timeIntervalSince1970) }
+        return try await VendorScaleSession.open(logic, services: [QNScaleProtocol.ffe0Service, QNScaleProtocol.fff0Service],
+                                                 connection: connection, device: device, clock: clock,
+                                                 handshakeDeadline: handshakeDeadline)
+    }
+}
+
+/// QN scales that only broadcast (openScale's QNHandlerBroadcast.kt, "variant 3" of the
+/// ES-CS20M family): manufacturer data under company 0xFFFF starting `AA BB`, no connection.
+public struct QNBroadcastDriver: Driver {
+    public init() {}
+
+    public var descriptor: DriverDescriptor {
+        DriverDescriptor(id: "qn-broadcast", name: "QN / Yolanda scale (broadcast)", kind: .scale,
+                         rules: [.manufacturer(companyID: QNBroadcastFrame.companyID, prefix: QNBroadcastFrame.magic)])
+    }
+}
+
+extension QNBroadcastDriver: BroadcastScaleDriver {
+    public func reading(from advertisement: Advertisement) -> WeightReading? {
+        guard let data = advertisement.manufacturerData[QNBroadcastFrame.companyID],
+              let frame = QNBroadcastFrame(manufacturerData: data) else { return nil }
+        return frame.reading
+    }
+}
