@@ -30,6 +30,23 @@ struct VendorScalePeerTests {
     }
 
     /// The first advertisement of `peer` our host sees, through the HAL's transport.
+    /// The first weight `driver` gets from the peer's scale, through the HAL as a flow would.
+    func firstReading(_ peer: PeerProcess, with driver: any Driver) async throws -> WeightReading? {
+        let central = try await BLECentral.open(peer.tcp)
+        let transport = BLEScaleTransport(central: central, registry: DriverRegistry(drivers: [driver]))
+        let scale = try await transport.connect(to: try await discovered(peer, on: transport))
+        var reading: WeightReading?
+        for await event in scale.events {
+            if case .weight(let weight) = event {
+                reading = weight
+                break
+            }
+        }
+        await scale.disconnect()
+        await central.close()
+        return reading
+    }
+
     func discovered(_ peer: PeerProcess, on transport: BLEScaleTransport) async throws -> DiscoveredDevice {
         for try await device in transport.discover() where device.address.bytes == peer.address.bytes { return device }
         throw PeerProcess.StartFailure(description: "the peer was never seen")
@@ -166,18 +183,7 @@ struct VendorScalePeerTests {
     @Test func anIcomonScaleSetToPoundsStillGivesExactKilograms() async throws {
         let peer = try await SharedPeers.shared.peer(["--profile", "icomon"])
         await peer.waitUntilIdle()
-        let central = try await BLECentral.open(peer.tcp)
-        let transport = BLEScaleTransport(central: central, registry: DriverRegistry(drivers: [IcomonScaleDriver(displayUnit: .pounds)]))
-        let scale = try await transport.connect(to: try await discovered(peer, on: transport))
-        var reading: WeightReading?
-        for await event in scale.events {
-            if case .weight(let weight) = event {
-                reading = weight
-                break
-            }
-        }
-        await scale.disconnect()
-        await central.close()
+        let reading = try await firstReading(peer, with: IcomonScaleDriver(displayUnit: .pounds))
         #expect(reading == WeightReading(kilograms: 72.3, stable: true, displayUnit: .pounds, bodyFatPercent: 18.4))
         #expect(try await vendorState(peer)["unit"] as? String == "lb")
     }
@@ -262,18 +268,7 @@ struct VendorScalePeerTests {
     @Test func aYunmaiScaleSetToPoundsStillGivesExactKilograms() async throws {
         let peer = try await SharedPeers.shared.peer(["--profile", "yunmai"])
         await peer.waitUntilIdle()
-        let central = try await BLECentral.open(peer.tcp)
-        let transport = BLEScaleTransport(central: central, registry: DriverRegistry(drivers: [YunmaiScaleDriver(displayUnit: .pounds)]))
-        let scale = try await transport.connect(to: try await discovered(peer, on: transport))
-        var reading: WeightReading?
-        for await event in scale.events {
-            if case .weight(let weight) = event {
-                reading = weight
-                break
-            }
-        }
-        await scale.disconnect()
-        await central.close()
+        let reading = try await firstReading(peer, with: YunmaiScaleDriver(displayUnit: .pounds))
         #expect(reading == WeightReading(kilograms: 72.35, stable: true, displayUnit: .pounds, bodyFatPercent: 18.4))
         #expect(try await vendorState(peer)["unit"] as? String == "lb")
     }
