@@ -21,6 +21,18 @@ struct FlowEventTests {
         }
     }
 
+    /// Reads the flow's outputs until `count` more `waiting` events have come, keeping all it read
+    /// in `seen`. A flow says `waiting` when it (re)arms its idle deadline, so after a new code the
+    /// test knows the deadline counts from this instant before it moves the clock on (a loaded
+    /// machine can leave the flow a step behind the clock otherwise, and the run never ends).
+    static func waitings(_ count: Int, from outputs: inout AsyncStream<FlowOutput>.Iterator, into seen: inout [FlowOutput]) async {
+        var found = 0
+        while found < count, let output = await outputs.next() {
+            seen.append(output)
+            if case .event(.waiting) = output { found += 1 }
+        }
+    }
+
     /// The events, without the `waiting` ones (tests of those ask for them).
     static func events(_ outputs: [FlowOutput], waiting: Bool = false) -> [FlowEvent] {
         outputs.compactMap { output -> FlowEvent? in
@@ -37,17 +49,23 @@ struct FlowEventTests {
         let codes = VB1Vector.codes
         let texts = [codes[0]] + Array(repeating: codes[0], count: 8) + [codes[1]] + Array(repeating: codes[1], count: 40)
         let flow = BackupImportFlow(codes: Kit.source(texts, clock: clock), clock: clock, unattended: true, idleLimit: .seconds(1))
+        var iterator = flow.outputs.makeAsyncIterator()
+        var outputs: [FlowOutput] = []
         let run = Task { await flow.run() }
+        // The wait is said as the scan begins.
+        await Self.waitings(1, from: &iterator, into: &outputs)
         // Frames every 100 ms: code 1 at 0.1 s, repeats, code 2 at 1.0 s, repeats. Both the source
         // and the idle timer sleep between frames.
-        for _ in 1...20 {
+        for frame in 1...20 {
             await Self.settle(clock, sleepers: 2)
             clock.advance(by: Kit.frameInterval)
+            // A new code re-arms the deadline: only then may time go on.
+            if frame == 1 || frame == 10 { await Self.waitings(1, from: &iterator, into: &outputs) }
         }
         #expect(await run.value == .timedOut(scanned: 2, of: 3))
         // Code 2 arrived at 1.0 s; the limit ran out a second later, not a second after code 1.
         #expect(clock.now.offset == .seconds(2))
-        let outputs = await Kit.all(flow.outputs)
+        outputs += await Kit.remaining(&iterator)
         #expect(Self.events(outputs) == [.idleDeadlinePassed(scanned: 2, of: 3)])
         // The wait is said at the start and again with each new code.
         #expect(Self.events(outputs, waiting: true).filter { if case .waiting = $0 { true } else { false } }
@@ -59,10 +77,15 @@ struct FlowEventTests {
         let clock = ManualClock()
         let texts = Array(repeating: VB1Vector.codes[0], count: 30)
         let flow = BackupImportFlow(codes: Kit.source(texts, clock: clock), clock: clock, unattended: true, idleLimit: .seconds(1))
+        var iterator = flow.outputs.makeAsyncIterator()
+        var outputs: [FlowOutput] = []
         let run = Task { await flow.run() }
-        for _ in 1...10 {
+        await Self.waitings(1, from: &iterator, into: &outputs)
+        for frame in 1...10 {
             await Self.settle(clock, sleepers: 2)
             clock.advance(by: Kit.frameInterval)
+            // The one new code, at 0.1 s: the deadline is now 1.1 s.
+            if frame == 1 { await Self.waitings(1, from: &iterator, into: &outputs) }
         }
         // 1.0 s after the scan began, but only 0.9 s after the last new code.
         await Self.settle(clock, sleepers: 2)
