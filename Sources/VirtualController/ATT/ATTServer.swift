@@ -30,7 +30,7 @@ public struct ATTServer: Sendable {
     public let database: AttributeDatabase
     /// The Server Rx MTU we answer Exchange MTU with.
     public let preferredMTU: UInt16
-    public private(set) var mtu: UInt16 = 23
+    public private(set) var mtu: UInt16 = ATTMTU.minimum
     /// Indications sent while one is unconfirmed wait here; beyond this many the oldest is dropped.
     public static let indicationQueueLimit = 32
 
@@ -41,14 +41,14 @@ public struct ATTServer: Sendable {
     public private(set) var refusedRequests = 0
     public private(set) var droppedIndications = 0
 
-    public init(database: AttributeDatabase, preferredMTU: UInt16 = 247) {
+    public init(database: AttributeDatabase, preferredMTU: UInt16 = ATTMTU.preferred) {
         self.database = database
         self.preferredMTU = max(23, preferredMTU)
     }
 
     /// A new link: MTU, CCCDs and indication state start afresh (nothing here is bonded).
     public mutating func reset() {
-        mtu = 23
+        mtu = ATTMTU.minimum
         configurations = [:]
         indicationInFlight = false
         waitingIndications = []

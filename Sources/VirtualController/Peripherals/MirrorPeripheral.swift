@@ -50,7 +50,7 @@ public struct MirrorPeripheral: VirtualPeripheral {
         advertising = VirtualAdvertising(form: VirtualAdvertising.form(for: advertisement, extended: extendedAdvertising),
                                          interval: interval, firstEvent: firstAdvertisement, rssi: script.rssi)
         let database = Self.database(name: script.name, deviations: deviations)
-        server = ATTServer(database: database, preferredMTU: 247)
+        server = ATTServer(database: database, preferredMTU: ATTMTU.preferred)
         func handle(_ id: UInt8) -> UInt16 { database.valueHandle(of: MirrorGATT.uuid(id)) ?? 0 }
         handles = Handles(deviceInfo: handle(0x02), initialize: handle(0x03), scanToken: handle(0x04), scanState: handle(0x05),
                           scale: handle(0x06), alignment: handle(0x07), control: handle(0x08), result: handle(0x09))

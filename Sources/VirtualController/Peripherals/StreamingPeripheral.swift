@@ -32,7 +32,7 @@ public struct StreamingPeripheral: VirtualPeripheral {
         builder.service(Self.service, [CharacteristicDefinition(Self.stream, .notify)])
         let database = builder.build()
         valueHandle = database.valueHandle(of: Self.stream) ?? 0
-        server = ATTServer(database: database, preferredMTU: 247)
+        server = ATTServer(database: database, preferredMTU: ATTMTU.preferred)
     }
 
     public var isAdvertising: Bool { !connected }

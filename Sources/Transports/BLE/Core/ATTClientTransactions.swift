@@ -8,7 +8,7 @@
 /// returns the PDUs to send and the outcomes to hand back.
 @_spi(Fuzzing) public struct ATTClientTransactions: Sendable {
     /// The ATT_MTU in force; received PDUs longer than it are dropped, as the spec requires.
-    public private(set) var mtu: UInt16 = 23
+    public private(set) var mtu: UInt16 = ATTMTU.minimum
     /// The MTU we offer and accept when the peer asks.
     public let preferredMTU: UInt16
     public private(set) var outstanding: (id: Int?, request: ATTPDU)?
@@ -23,7 +23,7 @@
     /// Callers waiting their turn beyond this are refused rather than queued.
     public static let maximumQueued = 64
 
-    public init(preferredMTU: UInt16 = 247) {
+    public init(preferredMTU: UInt16 = ATTMTU.preferred) {
         self.preferredMTU = max(23, preferredMTU)
     }
 

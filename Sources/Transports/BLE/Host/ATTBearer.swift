@@ -54,7 +54,7 @@ public final class ATTBearer: Sendable {
     /// Responses on `link`. Public only as SPI: the fuzz targets stand in for the peer
     /// (`@_spi(Fuzzing) import Transports`); everything else gets its bearer from a link.
     @_spi(Fuzzing) public init(clock: any Clock<Duration>, timeout: Duration, link: UInt16 = 0, events: HostEventHandler? = nil,
-                               preferredMTU: UInt16 = 247, send: @escaping @Sendable ([UInt8]) async throws(BLEError) -> Void) {
+                               preferredMTU: UInt16 = ATTMTU.preferred, send: @escaping @Sendable ([UInt8]) async throws(BLEError) -> Void) {
         self.clock = clock
         self.timeout = timeout
         self.link = link

@@ -13,7 +13,7 @@ public final class BLEConnection: Sendable {
     private let ended = Mutex<(reason: DisconnectReason?, waiters: [AsyncStream<DisconnectReason>.Continuation])>((nil, []))
 
     init(host: HCIHost, serial: Int, handle: UInt16, peer: BLEAddress, clock: any Clock<Duration>, attTimeout: Duration,
-         preferredMTU: UInt16 = 247, events: HostEventHandler? = nil) {
+         preferredMTU: UInt16 = ATTMTU.preferred, events: HostEventHandler? = nil) {
         self.host = host
         self.serial = serial
         self.handle = handle

@@ -19,7 +19,7 @@ public actor HCIHost {
         /// How long `disconnect` waits for the controller to confirm before it calls the link ended.
         public var disconnectTimeout: Duration = .seconds(2)
         /// The MTU we offer in Exchange MTU.
-        public var attMTU: UInt16 = 247
+        public var attMTU: UInt16 = ATTMTU.preferred
         public init() {}
     }
 
