@@ -15,6 +15,9 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
     case sim(options: [String: String])
     /// A cassette recorded with `--record PATH`, played back as the devices it recorded.
     case replay(path: String)
+    /// A device named by what survives a replug (its USB port, serial number, V4L2 bus or
+    /// controller address), looked up among what is attached before it is opened.
+    case located(DeviceLocation)
 
     /// `sim:` with nothing going wrong.
     public static var simulatedBench: DeviceURI { .sim(options: [:]) }
@@ -27,6 +30,12 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
         case .v4l2, .file: .camera
         case .usb, .hidraw, .evdev, .log, .bell: .haptics
         case .sim, .replay: .any
+        case .located(let location):
+            switch location.kind {
+            case .hci, .uart: .hci
+            case .v4l2: .camera
+            case .usb, .hidraw, .evdev: .haptics
+            }
         }
     }
 
@@ -43,13 +52,17 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
         let scheme = text[..<colon].lowercased()
         let rest = String(text[text.index(after: colon)...])
         let (body, query) = Self.splitQuery(rest)
+        if let location = try Self.location(scheme: scheme, body: body, query: query, text: text) {
+            self = .located(location)
+            return
+        }
         switch scheme {
         case "hci":
             let digits = body.hasPrefix("hci") ? String(body.dropFirst(3)) : body
             guard let index = Int(digits), index >= 0, index < 256 else { throw .malformed(text, "expected hci:N, e.g. hci:0") }
             self = .hci(index: index)
         case "uart":
-            guard body.hasPrefix("/") else { throw .malformed(text, "expected uart:/dev/ttyX") }
+            guard body.hasPrefix("/") else { throw .malformed(text, "expected uart:/dev/ttyX, uart:@PORT or uart:?serial=S") }
             var baud = 1_000_000
             var rtscts = true
             for (key, value) in query {
@@ -70,7 +83,7 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
             else { throw .malformed(text, "expected tcp:HOST:PORT") }
             self = .tcp(host: String(body[..<portColon]), port: port)
         case "v4l2":
-            guard body.hasPrefix("/") else { throw .malformed(text, "expected v4l2:/dev/videoN") }
+            guard body.hasPrefix("/") else { throw .malformed(text, "expected v4l2:/dev/videoN, v4l2:@PORT, v4l2:@BUSINFO or v4l2:?serial=S") }
             self = .v4l2(path: body)
         case "file":
             guard !body.isEmpty else { throw .malformed(text, "expected file:PATH") }
@@ -100,10 +113,10 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
             }
             self = .usb(USBIdentity(vendor: v, product: p), bus: bus, address: address)
         case "hidraw":
-            guard body.hasPrefix("/") else { throw .malformed(text, "expected hidraw:/dev/hidrawN") }
+            guard body.hasPrefix("/") else { throw .malformed(text, "expected hidraw:/dev/hidrawN, hidraw:@PORT or hidraw:?serial=S") }
             self = .hidraw(path: body)
         case "evdev":
-            guard body.hasPrefix("/") else { throw .malformed(text, "expected evdev:/dev/input/eventN") }
+            guard body.hasPrefix("/") else { throw .malformed(text, "expected evdev:/dev/input/eventN, evdev:@PORT or evdev:?serial=S") }
             self = .evdev(path: body)
         case "log": self = .log
         case "bell": self = .bell
@@ -135,9 +148,78 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
         case .log: "log:"
         case .bell: "bell:"
         case .replay(let path): "replay:\(path)"
+        case .located(let location): location.description
         case .sim(let options):
             "sim:" + (options.isEmpty ? "" : "?" + options.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&"))
         }
+    }
+
+    /// The identity forms (`@PORT`, `@BUSINFO`, `?serial=S`, `hci:ADDRESS`); nil for a URI
+    /// that names a node or index, parsed as before.
+    private static func location(scheme: String, body: String, query: [(String, String)], text: String) throws(DeviceURIError) -> DeviceLocation? {
+        guard let kind = DeviceLocation.Kind(rawValue: scheme) else { return nil }
+        let serial = query.first { $0.0 == "serial" }?.1
+        if kind == .hci {
+            guard body.contains(":") else { return nil }
+            guard let address = BLEAddress(string: body) else {
+                throw .malformed(text, "expected hci:N or hci:AA:BB:CC:DD:EE:FF (the controller's address)")
+            }
+            guard query.isEmpty else { throw .malformed(text, "this kind of device takes no ?options") }
+            return DeviceLocation(kind: .hci, key: .address(address))
+        }
+        var ids = ""
+        var at: String?
+        if kind == .usb {
+            let (head, location) = split(body, at: "@")
+            ids = head
+            at = location
+            // `usb:VID:PID@BUS.ADDR` and plain `usb:VID:PID` stay what they were.
+            if let location, !DeviceIdentity.isUSBPort(location) { return nil }
+            if at == nil && serial == nil { return nil }
+        } else {
+            guard body.hasPrefix("@") || (body.isEmpty && serial != nil) else { return nil }
+            at = body.hasPrefix("@") ? String(body.dropFirst()) : nil
+        }
+        var usb: USBIdentity?
+        if kind == .usb {
+            let parts = ids.split(separator: ":")
+            guard parts.count == 2, parts.allSatisfy({ $0.count == 4 }),
+                  let v = UInt16(parts[0], radix: 16), let p = UInt16(parts[1], radix: 16)
+            else { throw .malformed(text, "expected usb:VID:PID@PORT or usb:VID:PID?serial=S, e.g. usb:045e:028e@1-2.3") }
+            usb = USBIdentity(vendor: v, product: p)
+        }
+        var baud = 1_000_000
+        var rtscts = true
+        for (key, value) in query {
+            switch (key, kind) {
+            case ("serial", _):
+                guard at == nil else { throw .malformed(text, "give either @PORT or ?serial=S, not both") }
+                guard DeviceIdentity.isURISafeSerial(value) else {
+                    throw .malformed(text, "serial must be 1–126 printable characters without spaces or ?&=@#%/\\ quotes")
+                }
+            case ("baud", .uart):
+                guard let b = Int(value), b > 0 else { throw .malformed(text, "baud must be a positive number") }
+                baud = b
+            case ("rtscts", .uart):
+                guard value == "0" || value == "1" else { throw .malformed(text, "rtscts must be 0 or 1") }
+                rtscts = value == "1"
+            default:
+                throw .malformed(text, "unknown option \(key) (known: serial" + (kind == .uart ? ", baud, rtscts)" : ")"))
+            }
+        }
+        let key: DeviceLocation.Key
+        if let serial {
+            key = .serial(serial)
+        } else if let at, DeviceIdentity.isUSBPort(at) {
+            key = .usbPort(at)
+        } else if let at, kind == .v4l2, !at.isEmpty, at.count <= 31, at.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) {
+            key = .busInfo(at)   // QUERYCAP's bus_info is at most 31 characters
+        } else {
+            throw .malformed(text, kind == .v4l2
+                ? "expected v4l2:@PORT (a USB port such as 1-2.3), v4l2:@BUSINFO (as list shows it) or v4l2:?serial=S"
+                : "expected \(scheme):@PORT with a USB port such as 1-2.3, or \(scheme):?serial=S")
+        }
+        return DeviceLocation(kind: kind, key: key, usb: usb, baud: baud, rtscts: rtscts)
     }
 
     private static func splitQuery(_ s: String) -> (String, [(String, String)]) {

@@ -40,6 +40,41 @@ public struct SystemTree: Sendable {
         return target.split(separator: "/").last.map(String.init)
     }
 
+    /// Where `relative` really is below the sysfs root, every symbolic link on the way followed
+    /// (`class/video4linux/video0` → `devices/pci0000:00/…/1-2/1-2:1.0/video4linux/video0`), so
+    /// a device's parents (its USB device, its HID device) can be walked up to. Nil when the
+    /// path does not exist, leaves the tree, or links more than 40 times (a loop).
+    public func canonical(_ relative: String) -> String? {
+        var pending = relative.split(separator: "/").map(String.init)
+        var resolved: [String] = []
+        var hops = 0
+        while !pending.isEmpty {
+            let part = pending.removeFirst()
+            if part == "." || part.isEmpty { continue }
+            if part == ".." {
+                guard !resolved.isEmpty else { return nil }
+                resolved.removeLast()
+                continue
+            }
+            let path = sysRoot + "/" + (resolved + [part]).joined(separator: "/")
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
+                hops += 1
+                guard hops <= 40, !target.hasPrefix("/") || target.hasPrefix(sysRoot + "/") || target.hasPrefix("/sys/") else { return nil }
+                var parts = target.split(separator: "/").map(String.init)
+                if target.hasPrefix("/") {
+                    let root = target.hasPrefix(sysRoot + "/") ? sysRoot : "/sys"
+                    parts = String(target.dropFirst(root.count)).split(separator: "/").map(String.init)
+                    resolved = []
+                }
+                pending = parts + pending
+                continue
+            }
+            guard FileManager.default.fileExists(atPath: path) else { return nil }
+            resolved.append(part)
+        }
+        return resolved.joined(separator: "/")
+    }
+
     public func exists(_ relative: String) -> Bool {
         FileManager.default.fileExists(atPath: sysRoot + "/" + relative)
     }

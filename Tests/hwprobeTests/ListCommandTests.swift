@@ -40,7 +40,7 @@ import Transports
             .init(cameras: [CameraInfo(uri: "v4l2:/dev/video0", card: "Integrated Camera", driver: "uvcvideo", formats: [
                 PixelFormatInfo(fourcc: "YUYV", sizes: [.discrete(width: 640, height: 480), .discrete(width: 1280, height: 720)]),
                 PixelFormatInfo(fourcc: "GREY", sizes: [.range(minWidth: 16, minHeight: 16, maxWidth: 1920, maxHeight: 1080)]),
-            ])], problems: ["cannot open /dev/video2: permission denied"])
+            ], identity: DeviceIdentity(busInfo: "usb-0000:00:14.0-5"))], problems: ["cannot open /dev/video2: permission denied"])
         },
         usb: { (interesting) throws(USBAccessError) in
             #expect(interesting.contains(USBIdentity(vendor: 0x045E, product: 0x028E)))
@@ -53,17 +53,33 @@ import Transports
               EvdevDeviceInfo(path: "/dev/input/event0", name: "Power Button", identity: USBIdentity(vendor: 0, product: 1), capabilities: [])], [])
         },
         hidraw: { ([HidrawDeviceInfo(path: "/dev/hidraw3", name: "Sony Wireless Controller", identity: USBIdentity(vendor: 0x054C, product: 0x09CC))], []) },
-        serialPorts: { ["/dev/ttyACM0"] })
+        serialPorts: { ["/dev/ttyACM0"] },
+        nodeIdentity: { path in
+            switch path {
+            case "/dev/video0": DeviceIdentity(usbPort: "1-5", serial: "200901010001")
+            case "/dev/input/event5": DeviceIdentity(usbPort: "1-2")
+            case "/dev/hidraw3": DeviceIdentity(serial: "a4:53:85:1c:2b:90")   // a Bluetooth pad's uniq
+            case "/dev/ttyACM0": DeviceIdentity(usbPort: "1-3", serial: "E6614103E7")
+            default: .unknown
+            }
+        },
+        usbIdentity: { bus, address in
+            switch (bus, address) {
+            case (1, 7): DeviceIdentity(usbPort: "1-2")
+            case (2, 3): DeviceIdentity(usbPort: "2-1.4")
+            default: .unknown
+            }
+        })
 
     @Test func everySectionHasTheContractsKeys() async throws {
         let (code, json, _) = try await run(["list", "--json"], sources: Self.furnished)
         #expect(code == 0)
         #expect(json.keySet == Self.sections)
         let controllers = try #require(json["controllers"]?.array)
-        #expect(controllers.map(\.keys) == [["uri", "name", "address"], ["uri", "name"]])
+        #expect(controllers.map(\.keys) == [["uri", "name", "address", "id"], ["uri", "name", "id"]])
         #expect(controllers.first?["address"]?.string == "00:1A:7D:DA:71:13")
         let camera = try #require(json["cameras"]?.array?.first)
-        #expect(camera.keys == ["uri", "card", "driver", "formats"])
+        #expect(camera.keys == ["uri", "card", "driver", "formats", "id", "busInfo", "usbPort", "serial"])
         #expect(camera["driver"]?.string == "uvcvideo")
         let formats = try #require(camera["formats"]?.array)
         #expect(formats.map { $0["fourcc"]?.string } == ["YUYV", "GREY"])
@@ -72,7 +88,8 @@ import Transports
         let pads = try #require(json["hapticDevices"]?.array)
         #expect(pads.map { $0["uri"]?.string } == ["usb:045e:028e@1.7", "usb:045e:028e@2.3", "hidraw:/dev/hidraw3", "evdev:/dev/input/event5"])
         #expect(pads.map { $0["driver"]?.string } == ["xbox360-usb", "xbox360-usb", "dualshock4-hidraw", "evdev-rumble"])
-        #expect(pads.allSatisfy { $0.keys == ["uri", "name", "driver"] })
+        #expect(pads.map(\.keys) == [["uri", "name", "driver", "id", "usbPort"], ["uri", "name", "driver", "id", "usbPort"],
+                                      ["uri", "name", "driver", "id", "serial"], ["uri", "name", "driver", "id", "usbPort"]])
         #expect(pads[1]["name"]?.string == "Xbox 360 wired pad (libusb)")
         #expect(json["problems"]?.array?.first?["section"]?.string == "cameras")
     }

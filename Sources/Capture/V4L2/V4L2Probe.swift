@@ -41,7 +41,8 @@ public struct V4L2Probe: Sendable {
         try FileDescriptor.withOpened(path, .readWrite, nonBlocking: true) { fd throws(Errno) -> CameraInfo? in
             var caps = hal_v4l2_caps()
             _ = try check(hal_v4l2_querycap(fd.rawValue, &caps))
-            return try describe(path: path, driver: cBytes(of: caps.driver), card: cBytes(of: caps.card), deviceCaps: caps.device_caps,
+            let busInfo = cText(cBytes(of: caps.bus_info))
+            var described = try describe(path: path, driver: cBytes(of: caps.driver), card: cBytes(of: caps.card), deviceCaps: caps.device_caps,
                                 format: { bufferType, index in
                 var fourcc: UInt32 = 0
                 var flags: UInt32 = 0
@@ -54,6 +55,10 @@ public struct V4L2Probe: Sendable {
                 return V4L2FrameSizeAnswer(result: rc, type: size.type, minWidth: size.min_width, minHeight: size.min_height,
                                            maxWidth: size.max_width, maxHeight: size.max_height)
             })
+            // The bus a replug keeps (`usb-0000:00:14.0-2.3`, `platform:vivid-000`); the USB
+            // port and serial behind the node come from sysfs (hwprobe's SysfsIdentity).
+            if !busInfo.isEmpty { described?.identity.busInfo = busInfo }
+            return described
         }
     }
 

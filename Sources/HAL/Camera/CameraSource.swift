@@ -36,12 +36,15 @@ public struct CameraInfo: Hashable, Sendable {
     /// The kernel driver QUERYCAP names (e.g. `uvcvideo`), or `file` / `fake`.
     public var driver: String
     public var formats: [PixelFormatInfo]
+    /// What survives a replug: QUERYCAP's bus info, the USB port and serial number behind the node.
+    public var identity: DeviceIdentity
 
-    public init(uri: String, card: String, driver: String, formats: [PixelFormatInfo]) {
+    public init(uri: String, card: String, driver: String, formats: [PixelFormatInfo], identity: DeviceIdentity = .unknown) {
         self.uri = uri
         self.card = card
         self.driver = driver
         self.formats = formats
+        self.identity = identity
     }
 }
 

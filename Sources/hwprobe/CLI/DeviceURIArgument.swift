@@ -47,10 +47,12 @@ enum DeviceURIArgument {
     }
 
     /// Parses `text` given to `option`; a usage failure names the option and, where it can, the
-    /// URI meant.
-    static func parse(_ text: String, option: String) throws(CLIFailure) -> DeviceURI {
+    /// URI meant. A URI naming a device by its identity (`usb:045e:028e@1-2.3`) is looked up
+    /// among what is attached and comes back as the URI of its node (exit 3 when none is).
+    static func parse(_ text: String, option: String, locator: @autoclosure () -> DeviceLocator = .live) throws(CLIFailure) -> DeviceURI {
+        let uri: DeviceURI
         do {
-            return try DeviceURI(parsing: text)
+            uri = try DeviceURI(parsing: text)
         } catch {
             let family = family(of: option)
             if let meant = suggestion(for: text, family: family) {
@@ -59,6 +61,12 @@ enum DeviceURIArgument {
             var message = "\(option): \(error.description)"
             if family != .any { message += "; \(option) takes " + naturalList(forms(family).map(\.example)) }
             throw CLIFailure(kind: .usage, message: message)
+        }
+        guard case .located(let location) = uri else { return uri }
+        do throws(CLIFailure) {
+            return try locator().resolve(location)
+        } catch {
+            throw CLIFailure(kind: error.kind, message: "\(option) \(text): \(error.message)")
         }
     }
 

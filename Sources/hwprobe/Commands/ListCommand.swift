@@ -16,6 +16,10 @@ struct ListSources: Sendable {
     }
     var hidraw: @Sendable () -> (devices: [HidrawDeviceInfo], problems: [String]) = { InputProbe().hidrawDevices() }
     var serialPorts: @Sendable () -> [String] = { SerialPortProbe().ports() }
+    /// What survives a replug of the device behind a node (`/dev/video0`), and of the USB device
+    /// at a bus and address: sysfs, read without opening anything.
+    var nodeIdentity: @Sendable (String) -> DeviceIdentity = { SysfsIdentity().identity(ofNode: $0) }
+    var usbIdentity: @Sendable (_ bus: Int, _ address: Int) -> DeviceIdentity = { SysfsIdentity().identity(ofUSBBus: $0, address: $1) }
 }
 
 /// `hwprobe list`: what is attached, each section on its own, so one missing kernel feature
@@ -32,23 +36,7 @@ struct ListCommand: Sendable {
     var statusTicks = false
 
     func report(hciURIs: [DeviceURI], scanFor duration: Duration) async -> ListReport {
-        var report = ListReport()
-        do {
-            report.controllers = try sources.controllers().map {
-                ListReport.Controller(uri: $0.uri, name: $0.name, address: $0.address?.description)
-            }
-        } catch {
-            report.problem(.controllers, error.description)
-        }
-        do {
-            let found = try sources.cameras()
-            report.cameras = found.cameras.map(Self.camera)
-            for problem in found.problems { report.problem(.cameras, problem) }
-        } catch {
-            report.problem(.cameras, error.description)
-        }
-        collectHapticDevices(into: &report)
-        report.serialPorts = sources.serialPorts().map { ListReport.SerialPort(path: $0) }
+        var report = Self.localDevices(registry: registry, sources: sources)
         // One capture file is one controller's traffic, and a capture never overwrites another:
         // with several controllers the first is captured, and the list says so.
         for (index, uri) in hciURIs.enumerated() {
@@ -63,19 +51,57 @@ struct ListCommand: Sendable {
         return report
     }
 
-    static func camera(_ info: CameraInfo) -> ListReport.Camera {
-        ListReport.Camera(uri: info.uri, card: info.card, driver: info.driver,
-                          formats: info.formats.map { .init(fourcc: $0.fourcc, sizes: $0.sizes.map(\.description)) })
+    /// The sections that need no scan (controllers, cameras, haptic devices, serial ports), each
+    /// device with its `id`: what `watch` looks at again after a hotplug event, and where a
+    /// URI naming a device by its identity is looked up (`DeviceLocator`).
+    static func localDevices(registry: DriverRegistry, sources: ListSources) -> ListReport {
+        var report = ListReport()
+        do {
+            report.controllers = try sources.controllers().map {
+                ListReport.Controller(uri: $0.uri, name: $0.name, address: $0.address?.description)
+            }
+        } catch {
+            report.problem(.controllers, error.description)
+        }
+        do {
+            let found = try sources.cameras()
+            report.cameras = found.cameras.map { info in
+                var camera = Self.camera(info)
+                let behind = sources.nodeIdentity(String(info.uri.dropFirst("v4l2:".count)))
+                camera.usbPort = behind.usbPort ?? info.identity.usbPort
+                camera.serial = behind.serial ?? info.identity.serial
+                return camera
+            }
+            for problem in found.problems { report.problem(.cameras, problem) }
+        } catch {
+            report.problem(.cameras, error.description)
+        }
+        collectHapticDevices(into: &report, registry: registry, sources: sources)
+        report.serialPorts = sources.serialPorts().map { path in
+            let behind = sources.nodeIdentity(path)
+            return ListReport.SerialPort(path: path, usbPort: behind.usbPort, serial: behind.serial)
+        }
+        DeviceIdentityChoice.assign(&report)
+        return report
     }
 
-    private func collectHapticDevices(into report: inout ListReport) {
+    static func camera(_ info: CameraInfo) -> ListReport.Camera {
+        ListReport.Camera(uri: info.uri, card: info.card, driver: info.driver,
+                          formats: info.formats.map { .init(fourcc: $0.fourcc, sizes: $0.sizes.map(\.description)) },
+                          busInfo: info.identity.busInfo, usbPort: info.identity.usbPort, serial: info.identity.serial)
+    }
+
+    private static func collectHapticDevices(into report: inout ListReport, registry: DriverRegistry, sources: ListSources) {
         do {
-            let devices = try sources.usb(Set(registry.usbIdentities))
+            // In bus and address order, whatever order libusb enumerates in: the same pads list the same way.
+            let devices = try sources.usb(Set(registry.usbIdentities)).sorted { ($0.bus, $0.address) < ($1.bus, $1.address) }
             for device in devices {
                 guard let claim = registry.claim(.usb(device.identity)) else { continue }
                 let twins = devices.filter { $0.identity == device.identity }.count
+                let behind = sources.usbIdentity(device.bus, device.address)
                 report.hapticDevices.append(.init(uri: twins > 1 ? device.uri : "usb:\(device.identity)",
-                                                  name: device.product ?? claim.descriptor.name, driver: claim.descriptor.id))
+                                                  name: device.product ?? claim.descriptor.name, driver: claim.descriptor.id,
+                                                  usbPort: behind.usbPort, serial: behind.serial))
             }
         } catch {
             report.problem(.hapticDevices, error.description)
@@ -83,14 +109,18 @@ struct ListCommand: Sendable {
         let hidraw = sources.hidraw()
         for device in hidraw.devices {
             guard let claim = registry.claim(.hidraw(path: device.path, identity: device.identity)) else { continue }
-            report.hapticDevices.append(.init(uri: device.uri, name: device.name, driver: claim.descriptor.id))
+            let behind = sources.nodeIdentity(device.path)
+            report.hapticDevices.append(.init(uri: device.uri, name: device.name, driver: claim.descriptor.id,
+                                              usbPort: behind.usbPort, serial: behind.serial))
         }
         for problem in hidraw.problems { report.problem(.hapticDevices, problem) }
         do {
             let evdev = try sources.evdev()
             for device in evdev.devices {
                 guard let claim = registry.claim(.evdev(path: device.path, capabilities: device.capabilities)) else { continue }
-                report.hapticDevices.append(.init(uri: device.uri, name: device.name, driver: claim.descriptor.id))
+                let behind = sources.nodeIdentity(device.path)
+                report.hapticDevices.append(.init(uri: device.uri, name: device.name, driver: claim.descriptor.id,
+                                                  usbPort: behind.usbPort, serial: behind.serial))
             }
             for problem in evdev.problems { report.problem(.hapticDevices, problem) }
         } catch {

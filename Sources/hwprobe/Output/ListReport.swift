@@ -1,9 +1,15 @@
 /// `hwprobe list --json`: the contract's shape, key for key (hwprobe-cli.md, "JSON").
+///
+/// Every local device also carries `id`: a URI that names it across replugs (issue 19, item 5;
+/// `DeviceIdentityChoice` picks it), and what it was made from (`usbPort`, `serial`, `busInfo`)
+/// when known. `id` equals `uri` when nothing more stable is known (a uinput pad, a node two
+/// devices share a port with).
 struct ListReport: Codable, Equatable, Sendable {
     struct Controller: Codable, Equatable, Sendable {
         var uri: String
         var name: String
         var address: String?
+        var id: String?
     }
 
     struct Camera: Codable, Equatable, Sendable {
@@ -15,16 +21,26 @@ struct ListReport: Codable, Equatable, Sendable {
         var card: String
         var driver: String
         var formats: [Format]
+        var id: String?
+        var busInfo: String?
+        var usbPort: String?
+        var serial: String?
     }
 
     struct HapticDevice: Codable, Equatable, Sendable {
         var uri: String
         var name: String
         var driver: String
+        var id: String?
+        var usbPort: String?
+        var serial: String?
     }
 
     struct SerialPort: Codable, Equatable, Sendable {
         var path: String
+        var id: String?
+        var usbPort: String?
+        var serial: String?
     }
 
     struct Peripheral: Codable, Equatable, Sendable {

@@ -48,6 +48,45 @@ struct HwprobePadTests {
         #expect(refused.status == 3, "\(refused.output)")
     }
 
+    /// Two identical Xbox pads (ports 1-2 and 1-4, the second with a serial number): `list` gives
+    /// each an id that a replug keeps, and a cue sent to an id reaches that pad and no other
+    /// (umockdev answers only the capture's device, bus 1 device 8; the other would time out).
+    @Test(.timeLimit(.minutes(1)))
+    func identicalPadsAreNamedByPortAndSerial() throws {
+        let scratch = try UmockdevPad.Scratch()
+        let first = try String(contentsOf: UmockdevPad.xboxDevice, encoding: .utf8)
+        let second = first.replacingOccurrences(of: "usb1/1-2", with: "usb1/1-4")
+            .replacingOccurrences(of: "001/007", with: "001/008").replacingOccurrences(of: "DEVNUM=007", with: "DEVNUM=008")
+            .replacingOccurrences(of: "A: devnum=7\\n", with: "A: devnum=8\\n\nA: serial=3B0A71C2\\n")
+            .replacingOccurrences(of: "MINOR=6", with: "MINOR=7").replacingOccurrences(of: "dev=189:6", with: "dev=189:7")
+        #expect(second.contains("A: serial=3B0A71C2"))
+        let both = try scratch.write(Data((first + "\n" + second).utf8), to: "two-pads.umockdev")
+        let listed = try UmockdevPad.run("/usr/bin/umockdev-run", ["-d", both.path, "--", Self.hwprobe.path, "list", "--json"], in: scratch.url)
+        let pads = try pads(in: listed.output).filter { $0["driver"] == "xbox360-usb" }
+        #expect(pads.map { $0["uri"] } == ["usb:045e:028e@1.7", "usb:045e:028e@1.8"], "\(listed.output)")
+        #expect(pads.map { $0["id"] } == ["usb:045e:028e@1-2", "usb:045e:028e?serial=3B0A71C2"], "\(listed.output)")
+        #expect(pads.map { $0["usbPort"] } == ["1-2", "1-4"])
+
+        var capture = UsbmonCapture(bus: 1, device: 8)
+        for command in PadCueExpectations.commands(for: .warning) {
+            capture.interruptOut(endpoint: Xbox360UmockdevTests.endpoint, PadCueExpectations.xboxReport(command))
+        }
+        let pcap = try scratch.write(Data(capture.bytes), to: "warning-8.pcap")
+        for uri in ["usb:045e:028e?serial=3B0A71C2", "usb:045e:028e@1-4"] {
+            let played = try UmockdevPad.run("/usr/bin/umockdev-run", [
+                "-d", both.path, "-p", "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-4=\(pcap.path)", "--",
+                Self.hwprobe.path, "haptics", "--device", uri, "--cue", "warning",
+            ], in: scratch.url)
+            #expect(!played.timedOut && played.status == 0, "\(uri): \(played.output)")
+        }
+        let missing = try UmockdevPad.run("/usr/bin/umockdev-run", [
+            "-d", both.path, "--", Self.hwprobe.path, "haptics", "--device", "usb:045e:028e?serial=NOPE", "--cue", "warning",
+        ], in: scratch.url)
+        #expect(missing.status == 3, "\(missing.output)")
+        #expect(missing.output.contains("--device usb:045e:028e?serial=NOPE: no USB device 045e:028e with serial number NOPE is attached"),
+                "\(missing.output)")
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func dualShock4IsListedAndPlaysACue() throws {
         let scratch = try UmockdevPad.Scratch()

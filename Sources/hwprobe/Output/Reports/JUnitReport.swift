@@ -19,6 +19,9 @@ enum JUnitReport {
             + " skipped=\"\(report.skips)\" time=\"\(time)\" timestamp=\"\(timestamp(report.started))\" hostname=\(attribute(report.hostname))>\n"
         xml += "    <properties>\n"
         xml += "      <property name=\"command\" value=\(attribute(report.commandLine))/>\n"
+        for property in report.properties {
+            xml += "      <property name=\(attribute(property.name)) value=\(attribute(property.value))/>\n"
+        }
         xml += "    </properties>\n"
         for item in report.cases {
             let open = "    <testcase classname=\(attribute(item.id)) name=\(attribute(item.title)) time=\"\(seconds(item.seconds))\""

@@ -54,9 +54,22 @@ struct ReportTargets: Sendable {
 
     /// The one case a command's run is: passed when it ended with 0, else failed with its reason.
     static func runReport(for invocation: Invocation, arguments: [String], started: Date, seconds: Double,
-                          exitCode: Int32, failure: CLIFailure?) -> RunReport {
+                          exitCode: Int32, failure: CLIFailure?, locator: @autoclosure () -> DeviceLocator = .live) -> RunReport {
         let command = invocation.command
-        let device = ["--hci", "--camera", "--device"].compactMap { invocation.value($0) }.first
+        let option = ["--hci", "--camera", "--device"].first { invocation.value($0) != nil }
+        let device = option.flatMap { invocation.value($0) }
+        var properties: [RunReport.Property] = []
+        if let option, let device {
+            properties.append(.init(name: "device", value: device))
+            // The identity a replug keeps: which of ten identical pads this run was.
+            if let uri = try? DeviceURIArgument.parse(device, option: option, locator: locator()), !uri.isSimulated,
+               let id = locator().identity(of: uri) {
+                properties.append(.init(name: "device.id", value: id))
+            }
+        }
+        if let address = invocation.value("--mirror") ?? (["check", "weigh", "gatt"].contains(command) ? invocation.positionals.first : nil) {
+            properties.append(.init(name: "peripheral", value: address))
+        }
         var title = "hwprobe \(command)"
         if let device { title += " on \(device)" }
         if let address = invocation.value("--mirror") ?? invocation.positionals.first { title += " \(address)" }
@@ -69,7 +82,7 @@ struct ReportTargets: Sendable {
             result = .failed(kind: kind, message: (failure?.message ?? "ended with exit code \(exitCode)") + " (exit \(exitCode))")
         }
         return RunReport(suite: "hwprobe \(command)", started: started, hostname: ProcessInfo.processInfo.hostName,
-                         commandLine: (["hwprobe"] + arguments).joined(separator: " "),
+                         commandLine: (["hwprobe"] + arguments).joined(separator: " "), properties: properties,
                          cases: [RunReport.Case(id: "hwprobe.\(command)", title: title, result: result, seconds: seconds)])
     }
 }

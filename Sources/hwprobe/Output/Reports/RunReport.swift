@@ -31,6 +31,15 @@ struct RunReport: Sendable, Hashable {
     var hostname: String
     /// The command line as typed, for finding the run again.
     var commandLine: String
+    /// Which devices the run used, for a lab with many identical ones: `device` as typed,
+    /// `device.id` the identity `list` gives it (issue 19, item 5), `peripheral` the BLE address.
+    /// JUnit `property` elements, TAP comment lines.
+    var properties: [Property] = []
+
+    struct Property: Sendable, Hashable {
+        var name: String
+        var value: String
+    }
     var cases: [Case]
 
     var failures: Int { cases.filter { if case .failed = $0.result { true } else { false } }.count }

@@ -11,6 +11,7 @@ enum TAPReport {
     static func render(_ report: RunReport) -> String {
         var tap = "TAP version 13\n1..\(report.cases.count)\n"
         tap += "# \(line(report.suite)) on \(line(report.hostname)): \(line(report.commandLine))\n"
+        for property in report.properties { tap += "# \(line(property.name)): \(line(property.value))\n" }
         for (index, item) in report.cases.enumerated() {
             let number = index + 1
             let description = line(item.title).replacingOccurrences(of: "#", with: "\\#")
