@@ -44,6 +44,12 @@ enum ManPage {
             ".PP",
             escape("A device typed the way people type it (hci0, /dev/ttyACM0, 127.0.0.1:9101, /dev/video0, clip.y4m, "
                    + "/dev/hidraw3, 045e:028e) is refused with the URI it most likely meant."),
+            ".PP",
+            escape("A device can also be named by what survives a replug, as the id that list and watch print: "
+                   + "its serial number (usb:045e:028e?serial=S, v4l2:?serial=S, hidraw:?serial=S, evdev:?serial=S, uart:?serial=S), "
+                   + "its USB port (usb:045e:028e@1-2.3, v4l2:@1-5, hidraw:@PORT, evdev:@PORT, uart:@PORT), a camera's V4L2 bus "
+                   + "(v4l2:@platform:vivid-000) or a controller's address (hci:AA:BB:CC:DD:EE:FF). It is looked up among "
+                   + "what is attached when the command starts: none is exit 3, more than one a usage error."),
             ".SH EXIT STATUS",
         ]
         for (code, meaning) in exitCodes { page += [".TP", "\\fB\(code)\\fR", escape(meaning)] }
