@@ -113,3 +113,20 @@ def test_a_report_path_that_is_not_a_regular_file_is_refused_first(tmp_path):
     result = hwprobe("weigh", "--hci", "sim:", "--report", f"tap:{link}")
     assert result.returncode == 2
     assert not (tmp_path / "elsewhere.tap").exists()
+
+
+def test_reports_name_the_device_and_the_peripheral(tmp_path):
+    """A lab reads which device a run used from the report itself: the device as typed (its `id`
+    too when it is a local device, see DeviceIdentityTests) and the peripheral's address."""
+    junit, tap = tmp_path / "w.xml", tmp_path / "w.tap"
+    result = hwprobe("weigh", "--hci", "sim:", "00:11:22:33:44:55", "--timeout", "1",
+                     "--report", f"junit:{junit}", "--report", f"tap:{tap}")
+    assert result.returncode == 3, result.stderr   # not found: the report is written all the same
+    SCHEMA.validate(str(junit))
+    suite = list(JUnitXml.fromfile(str(junit)))[0]
+    properties = {p.name: p.value for p in suite.properties()}
+    assert properties["device"] == "sim:" and properties["peripheral"] == "00:11:22:33:44:55"
+    assert properties["command"].startswith("hwprobe weigh --hci sim:")
+    text = tap.read_text()
+    assert "# device: sim:\n" in text and "# peripheral: 00:11:22:33:44:55\n" in text
+    assert [line.category for line in tap_lines(tap)][:2] == ["version", "plan"]
