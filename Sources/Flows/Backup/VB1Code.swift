@@ -1,3 +1,5 @@
+import HAL
+
 /// One VB1 code, the text inside one QR code: `VB1:<ID>:<i>/<n>:<DATA>`.
 ///
 /// `ID` is the first 4 bytes of SHA-256(container) as 8 upper-case hex digits, `i` of `n` says which
@@ -83,7 +85,7 @@ public struct VB1Code: Hashable, Sendable {
 
     /// The backup ID of a container: its SHA-256's first 4 bytes as upper-case hex.
     public static func backupID(of container: [UInt8]) throws(BackupCryptoError) -> String {
-        hex(Array(try BackupCrypto.sha256(container).prefix(4)))
+        Hex.string(try BackupCrypto.sha256(container).prefix(4))
     }
 
     /// Cuts a container into `n` codes of ceil(len / n) bytes each (the last may be shorter).
@@ -146,17 +148,6 @@ public struct VB1Code: Hashable, Sendable {
     }
 
     // MARK: Helpers
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 
     private static func isBackupID(_ bytes: [UInt8]) -> Bool {
         bytes.count == 8 && bytes.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0) }

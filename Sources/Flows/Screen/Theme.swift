@@ -1,3 +1,5 @@
+import HAL
+
 /// A 24-bit colour. Theme tokens are written as hex, the way design documents give them,
 /// and renderers take the channels they need.
 public struct RGB: Hashable, Sendable, CustomStringConvertible {
@@ -28,10 +30,7 @@ public struct RGB: Hashable, Sendable, CustomStringConvertible {
 
     /// `#rrggbb` in lower case, so the same colour always prints the same way.
     public var hex: String {
-        "#" + [red, green, blue].map { byte in
-            let text = String(byte, radix: 16)
-            return byte < 0x10 ? "0" + text : text
-        }.joined()
+        "#" + Hex.string([red, green, blue], .lower)
     }
 
     public var description: String { hex }

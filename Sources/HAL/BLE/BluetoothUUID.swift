@@ -72,8 +72,8 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
 
     /// The contract's spelling: `181D` for 16-bit UUIDs, else canonical upper-case form.
     public var description: String {
-        if let short = shortValue { return hex(short >> 8) + hex(short & 0xFF) }
-        let h = bytes.map { hex(UInt16($0)) }
+        if let short = shortValue { return Hex.word(short) }
+        let h = bytes.map { Hex.byte($0) }
         return [h[0..<4], h[4..<6], h[6..<8], h[8..<10], h[10..<16]].map { $0.joined() }.joined(separator: "-")
     }
 
@@ -82,7 +82,3 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
     }
 }
 
-private func hex(_ byte: UInt16) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return String([digits[Int(byte >> 4) & 0xF], digits[Int(byte) & 0xF]])
-}

@@ -16,7 +16,7 @@ public struct USBIdentity: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `045e:028e`: USB IDs are lower-case hex in the contract.
-    public var description: String { "\(hex4(vendor).lowercased()):\(hex4(product).lowercased())" }
+    public var description: String { "\(Hex.word(vendor, .lower)):\(Hex.word(product, .lower))" }
 }
 
 extension MatchRule {

@@ -47,20 +47,14 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
         case .serviceUUID(let uuid): "service \(uuid)"
         case .serviceData(let uuid): "service data \(uuid)"
         case .manufacturer(let company, let prefix):
-            "manufacturer \(hex4(company))" + (prefix.isEmpty ? "" : " data " + prefix.map(hex2).joined(separator: " "))
+            "manufacturer \(Hex.word(company))" + (prefix.isEmpty ? "" : " data " + Hex.string(prefix, separator: " "))
         case .namePrefix(let prefix): "name \"\(prefix)…\""
         case .nameContains(let text): "name containing \"\(text)\""
-        case .usb(let v, let p): "USB \(hex4(v).lowercased()):\(hex4(p).lowercased())"
-        case .hidraw(let v, let p): "hidraw \(hex4(v).lowercased()):\(hex4(p).lowercased())"
+        case .usb(let v, let p): "USB \(Hex.word(v, .lower)):\(Hex.word(p, .lower))"
+        case .hidraw(let v, let p): "hidraw \(Hex.word(v, .lower)):\(Hex.word(p, .lower))"
         case .evdev(let cap): "evdev \(cap.rawValue)"
         case .allOf(let rules): rules.map(\.description).joined(separator: " and ")
         }
     }
 }
 
-func hex2(_ v: UInt8) -> String {
-    let s = String(v, radix: 16, uppercase: true)
-    return s.count == 1 ? "0" + s : s
-}
-
-func hex4(_ v: UInt16) -> String { hex2(UInt8(v >> 8)) + hex2(UInt8(v & 0xFF)) }

@@ -39,7 +39,7 @@ public enum ScaleError: Error, Hashable, Sendable, CustomStringConvertible {
             case .notInitialized: "the mirror refused \(command.name): init must be written before the scan token"
             case .notReady: "the mirror refused \(command.name): it is not ready to scan"
             case .attError(let code):
-                "the device refused \(command.name) (ATT error 0x\(String(code, radix: 16, uppercase: true)))"
+                "the device refused \(command.name) (ATT error 0x\(Hex.byte(code)))"
             }
         case .timedOut(let what): "timed out waiting for \(what)"
         case .unsupported(let what): "not supported by this device: \(what)"

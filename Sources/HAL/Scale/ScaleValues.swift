@@ -194,7 +194,7 @@ public enum DisconnectReason: Hashable, Sendable, CustomStringConvertible {
         case .supervisionTimeout: "the device went out of range or lost power (supervision timeout)"
         case .localHostTerminated: "we ended the connection"
         case .transportLost(let why): "the Bluetooth controller went away: \(why)"
-        case .hciError(let code): "the link dropped (HCI reason 0x\(String(code, radix: 16, uppercase: true)))"
+        case .hciError(let code): "the link dropped (HCI reason 0x\(Hex.byte(code)))"
         }
     }
 }

@@ -34,7 +34,7 @@ public final class USBInterruptPipe: Sendable {
             self.subclass = subclass
             self.protocol = `protocol`
         }
-        public var description: String { "\(hex2(`class`))/\(hex2(subclass))/\(hex2(`protocol`))" }
+        public var description: String { "\(Hex.byte(`class`, .lower))/\(Hex.byte(subclass, .lower))/\(Hex.byte(`protocol`, .lower))" }
     }
 
     public let identity: USBIdentity
@@ -125,7 +125,7 @@ public final class USBInterruptPipe: Sendable {
             let rc = libusb_interrupt_transfer(handle, endpoint, &bytes, Int32(bytes.count), &transferred, milliseconds)
             if rc == 0 {
                 guard Int(transferred) == report.count else {
-                    throw .io("\(name) took \(transferred) of \(report.count) bytes on endpoint 0x\(hex2(endpoint))")
+                    throw .io("\(name) took \(transferred) of \(report.count) bytes on endpoint 0x\(Hex.byte(endpoint, .lower))")
                 }
                 return
             }
@@ -135,9 +135,9 @@ public final class USBInterruptPipe: Sendable {
             }
             switch rc {
             case LIBUSB_ERROR_TIMEOUT.rawValue:
-                throw .timedOut("USB device \(name) did not take a report on endpoint 0x\(hex2(endpoint)) within \(milliseconds) ms: replug it")
+                throw .timedOut("USB device \(name) did not take a report on endpoint 0x\(Hex.byte(endpoint, .lower)) within \(milliseconds) ms: replug it")
             case LIBUSB_ERROR_PIPE.rawValue:
-                throw .io("endpoint 0x\(hex2(endpoint)) of \(name) stalled")
+                throw .io("endpoint 0x\(Hex.byte(endpoint, .lower)) of \(name) stalled")
             case LIBUSB_ERROR_ACCESS.rawValue:
                 throw .permissionDenied(name)
             default:
@@ -275,10 +275,4 @@ public final class USBInterruptPipe: Sendable {
             throw .io("cannot claim interface \(interface) of \(device): \(USBProbe.libusbMessage(rc))")
         }
     }
-}
-
-/// `02`, `5d`: lower-case hex as lsusb prints it.
-private func hex2(_ value: UInt8) -> String {
-    let digits = String(value, radix: 16)
-    return digits.count == 1 ? "0" + digits : digits
 }

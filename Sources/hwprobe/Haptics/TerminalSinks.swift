@@ -79,8 +79,5 @@ extension Duration {
 }
 
 func hexColor(_ color: IndicatorColor) -> String {
-    "#" + [color.red, color.green, color.blue].map { byte in
-        let text = String(byte, radix: 16)
-        return text.count == 1 ? "0" + text : text
-    }.joined()
+    "#" + Hex.string([color.red, color.green, color.blue], .lower)
 }

@@ -39,18 +39,18 @@ final class HostEventLog: Sendable {
         case .connecting(let address):
             return "connecting to \(Self.address(address))"
         case .connected(let address, let link):
-            return "connected to \(Self.address(address)), handle 0x\(Self.hex16(link))"
+            return "connected to \(Self.address(address)), handle 0x\(Hex.word(link))"
         case .disconnected(let link, let reason):
-            return "link 0x\(Self.hex16(link)) closed: \(reason)"
+            return "link 0x\(Hex.word(link)) closed: \(reason)"
         case .mtuExchanged(let link, let mtu):
-            return "link 0x\(Self.hex16(link)): ATT MTU \(mtu)"
+            return "link 0x\(Hex.word(link)): ATT MTU \(mtu)"
         case .subscribed(let link, let characteristic, let valueHandle, let indications):
-            return "link 0x\(Self.hex16(link)): subscribed to \(indications ? "indications" : "notifications") of "
-                + "\(Self.name(of: characteristic)), handle 0x\(Self.hex16(valueHandle))"
+            return "link 0x\(Hex.word(link)): subscribed to \(indications ? "indications" : "notifications") of "
+                + "\(Self.name(of: characteristic)), handle 0x\(Hex.word(valueHandle))"
         case .attError(let link, let failure):
-            return "link 0x\(Self.hex16(link)): ATT error 0x\(Self.hex2(failure.code)) \(ATTErrorCode.describe(failure.code)) "
-                + "for \(ATTPDU.name(ofOpcode: failure.requestOpcode)) (opcode 0x\(Self.hex2(failure.requestOpcode))), "
-                + "handle 0x\(Self.hex16(failure.handle))"
+            return "link 0x\(Hex.word(link)): ATT error 0x\(Hex.byte(failure.code)) \(ATTErrorCode.describe(failure.code)) "
+                + "for \(ATTPDU.name(ofOpcode: failure.requestOpcode)) (opcode 0x\(Hex.byte(failure.requestOpcode))), "
+                + "handle 0x\(Hex.word(failure.handle))"
                 + (failure.code == ATTErrorCode.attributeNotFound && Self.discoveryOpcodes.contains(failure.requestOpcode)
                    ? ": the end of a discovery, as the protocol has it" : "")
         }
@@ -77,11 +77,4 @@ final class HostEventLog: Sendable {
         guard let name = BluetoothNames.qualifiedName(of: uuid) else { return uuid.description }
         return "\(name) (\(uuid))"
     }
-
-    static func hex2(_ byte: UInt8) -> String {
-        let text = String(byte, radix: 16, uppercase: true)
-        return text.count == 1 ? "0" + text : text
-    }
-
-    static func hex16(_ value: UInt16) -> String { hex2(UInt8(value >> 8)) + hex2(UInt8(value & 0xFF)) }
 }

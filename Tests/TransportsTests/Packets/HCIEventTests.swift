@@ -156,7 +156,7 @@ import Testing
     @Test func legacyReportEventTypes() throws {
         let kinds: [(UInt8, Bool, Bool)] = [(0, true, true), (1, true, false), (2, false, true), (3, false, false)]
         for (type, connectable, scannable) in kinds {
-            let event = try Self.parse(code: 0x3E, "02 01 \(PacketWriter.hex(type)) 00 66 55 44 33 22 11 00 7F")
+            let event = try Self.parse(code: 0x3E, "02 01 \(Hex.byte(type)) 00 66 55 44 33 22 11 00 7F")
             guard case .leAdvertisingReports(let reports) = event, let report = reports.first else {
                 Issue.record("\(event)"); continue
             }

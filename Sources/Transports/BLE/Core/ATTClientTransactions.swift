@@ -1,3 +1,5 @@
+import HAL
+
 /// The client side of one ATT bearer's transactions (Core Vol 3 Part F §3.3.2), as a value:
 /// one request outstanding at a time, the rest queued; each received PDU sorted into what it
 /// is. Cancelling a caller never breaks the protocol: a request already sent stays outstanding
@@ -156,14 +158,14 @@
     public static func describe(_ pdu: ATTPDU) -> String {
         switch pdu {
         case .exchangeMTURequest: "Exchange MTU"
-        case .readRequest(let handle): "Read of handle 0x\(hex16(handle))"
-        case .readBlobRequest(let handle, _): "Read Blob of handle 0x\(hex16(handle))"
-        case .writeRequest(let handle, _): "Write of handle 0x\(hex16(handle))"
+        case .readRequest(let handle): "Read of handle 0x\(Hex.word(handle))"
+        case .readBlobRequest(let handle, _): "Read Blob of handle 0x\(Hex.word(handle))"
+        case .writeRequest(let handle, _): "Write of handle 0x\(Hex.word(handle))"
         case .readByGroupTypeRequest: "service discovery"
         case .readByTypeRequest: "characteristic discovery"
         case .findInformationRequest: "descriptor discovery"
         case .findByTypeValueRequest: "service discovery by UUID"
-        default: "ATT request 0x\(hex(pdu.opcode))"
+        default: "ATT request 0x\(Hex.byte(pdu.opcode))"
         }
     }
 }

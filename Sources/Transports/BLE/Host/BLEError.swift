@@ -30,11 +30,11 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .commandTimedOut(let name): "the Bluetooth controller did not answer \(name) in time"
-        case .commandFailed(let name, let status): "the Bluetooth controller refused \(name): \(HCIStatus.describe(status)) (0x\(hex(status)))"
+        case .commandFailed(let name, let status): "the Bluetooth controller refused \(name): \(HCIStatus.describe(status)) (0x\(Hex.byte(status)))"
         case .transport(let why): "lost the Bluetooth controller: \(why)"
         case .protocolError(let why): "the Bluetooth controller sent something that is not HCI: \(why)"
         case .connectionTimedOut(let address): "\(address) did not accept the connection in time: is it advertising and in range?"
-        case .connectionFailed(let address, let status): "could not connect to \(address): \(HCIStatus.describe(status)) (0x\(hex(status)))"
+        case .connectionFailed(let address, let status): "could not connect to \(address): \(HCIStatus.describe(status)) (0x\(Hex.byte(status)))"
         case .disconnected(let reason): "disconnected: \(reason)"
         case .att(let failure): failure.description
         case .attTimedOut(let request): "the device did not answer \(request) within the ATT transaction timeout"
@@ -61,13 +61,6 @@ public struct ATTFailure: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "the device answered with ATT error 0x\(hex(code)) (\(ATTErrorCode.describe(code))) for handle 0x\(hex16(handle))"
+        "the device answered with ATT error 0x\(Hex.byte(code)) (\(ATTErrorCode.describe(code))) for handle 0x\(Hex.word(handle))"
     }
 }
-
-func hex(_ byte: UInt8) -> String {
-    let text = String(byte, radix: 16, uppercase: true)
-    return text.count == 1 ? "0" + text : text
-}
-
-func hex16(_ value: UInt16) -> String { hex(UInt8(value >> 8)) + hex(UInt8(value & 0xFF)) }

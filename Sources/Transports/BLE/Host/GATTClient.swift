@@ -118,7 +118,7 @@ public struct GATTClient: Sendable {
     /// discovery going for as long as it kept answering, so that is a protocol error.
     private static func checkGroup(start: UInt16, end: UInt16, from lowest: inout UInt16, _ what: String) throws(BLEError) {
         guard start >= lowest, start != 0, end >= start else {
-            throw .protocolError("\(what) got the group 0x\(hex16(start))–0x\(hex16(end)) where only groups from 0x\(hex16(lowest)) "
+            throw .protocolError("\(what) got the group 0x\(Hex.word(start))–0x\(Hex.word(end)) where only groups from 0x\(Hex.word(lowest)) "
                                  + "could come next (services must follow one another without overlapping)")
         }
         lowest = end == .max ? end : end + 1
@@ -190,7 +190,7 @@ public struct GATTClient: Sendable {
     private static func check(_ handle: UInt16, from lowest: inout UInt16, to highest: UInt16,
                               _ what: String) throws(BLEError) {
         guard handle >= lowest, handle <= highest else {
-            throw .protocolError("\(what) got handle 0x\(hex16(handle)) where only 0x\(hex16(lowest))–0x\(hex16(highest)) "
+            throw .protocolError("\(what) got handle 0x\(Hex.word(handle)) where only 0x\(Hex.word(lowest))–0x\(Hex.word(highest)) "
                                  + "could come next (handles must rise inside the range asked for)")
         }
         lowest = handle == .max ? handle : handle + 1

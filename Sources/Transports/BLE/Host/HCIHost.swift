@@ -345,7 +345,7 @@ public actor HCIHost {
                 submitDetached(.leRemoteConnectionParameterRequestNegativeReply(handle: handle, reason: ConnectionParameters.unacceptable))
             }
         case .hardwareError(let code):
-            fail(.transport("the controller reported hardware error 0x\(hex(code))"))
+            fail(.transport("the controller reported hardware error 0x\(Hex.byte(code))"))
         case .leConnectionUpdateComplete, .leMeta, .other:
             break
         }

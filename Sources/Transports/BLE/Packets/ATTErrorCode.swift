@@ -1,3 +1,5 @@
+import HAL
+
 /// Names for ATT error codes (Vol 3 Part F §3.4.1.1, Supplement Part B for the common profile codes).
 public enum ATTErrorCode {
     public static let invalidHandle: UInt8 = 0x01
@@ -12,9 +14,9 @@ public enum ATTErrorCode {
     public static func describe(_ code: UInt8) -> String {
         if let name = names[code] { return name }
         switch code {
-        case 0x80...0x9F: return "Application Error 0x" + PacketWriter.hex(code)
-        case 0xE0...0xFF: return "Common Profile Error 0x" + PacketWriter.hex(code)
-        default: return "Reserved error 0x" + PacketWriter.hex(code)
+        case 0x80...0x9F: return "Application Error 0x" + Hex.byte(code)
+        case 0xE0...0xFF: return "Common Profile Error 0x" + Hex.byte(code)
+        default: return "Reserved error 0x" + Hex.byte(code)
         }
     }
 

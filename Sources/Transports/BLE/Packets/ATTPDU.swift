@@ -61,7 +61,7 @@ public enum ATTPDU: Hashable, Sendable {
     /// The name the ATT specification gives an opcode (`Read By Type Request`), for people reading
     /// an error; opcodes this enum keeps as `unknown` are named by their number.
     public static func name(ofOpcode opcode: UInt8) -> String {
-        opcodeNames[opcode] ?? "ATT opcode 0x" + PacketWriter.hex(opcode)
+        opcodeNames[opcode] ?? "ATT opcode 0x" + Hex.byte(opcode)
     }
 
     private static let opcodeNames: [UInt8: String] = [
@@ -114,7 +114,7 @@ public enum ATTPDU: Hashable, Sendable {
     /// Fixed-size PDUs must have exactly their size; lists must be whole numbers of entries.
     public init(parsing bytes: [UInt8]) throws(HCIParseError) {
         guard let opcode = bytes.first else { throw .truncated("ATT PDU without an opcode") }
-        var r = PacketReader(Array(bytes.dropFirst()), context: "ATT PDU 0x\(PacketWriter.hex(opcode))")
+        var r = PacketReader(Array(bytes.dropFirst()), context: "ATT PDU 0x\(Hex.byte(opcode))")
         switch opcode {
         case Opcode.errorResponse:
             let request = try r.u8("Request Opcode In Error")

@@ -1,3 +1,5 @@
+import HAL
+
 /// Why an H4 byte stream can no longer be split into packets. Both mean the stream lost sync;
 /// nothing after that point can be trusted.
 public enum H4Error: Error, Hashable, Sendable, CustomStringConvertible {
@@ -7,10 +9,10 @@ public enum H4Error: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unknownPacketType(let type):
-            "HCI stream lost sync: 0x\(PacketWriter.hex(type)) is not an H4 packet type; "
+            "HCI stream lost sync: 0x\(Hex.byte(type)) is not an H4 packet type; "
                 + "close and reopen the transport, then reset the controller"
         case .oversized(let type, let length):
-            "HCI stream lost sync: a packet of type 0x\(PacketWriter.hex(type)) claims \(length) bytes, more than any "
+            "HCI stream lost sync: a packet of type 0x\(Hex.byte(type)) claims \(length) bytes, more than any "
                 + "controller sends; close and reopen the transport, then reset the controller"
         }
     }

@@ -101,7 +101,7 @@ extension HCICommand {
 extension HCICommand {
     /// The specification's name for an opcode, or its hex spelling (`0xFC01`) when unknown.
     public static func name(ofOpcode opcode: UInt16) -> String {
-        knownNames[opcode] ?? "0x" + PacketWriter.hex(opcode)
+        knownNames[opcode] ?? "0x" + Hex.word(opcode)
     }
 
     private static let knownNames: [UInt16: String] = [

@@ -150,7 +150,7 @@ public enum HCIEvent: Hashable, Sendable {
         case 0x00, 0x02: return .public
         case 0x01, 0x03: return .random
         case 0xFF where allowAnonymous: return .random
-        default: throw .malformed("\(context): address type 0x\(PacketWriter.hex(type)) is not defined")
+        default: throw .malformed("\(context): address type 0x\(Hex.byte(type)) is not defined")
         }
     }
 
@@ -180,7 +180,7 @@ public enum HCIEvent: Hashable, Sendable {
             case 0x03: (connectable, scannable, scanResponse) = (false, false, false)  // ADV_NONCONN_IND
             // SCAN_RSP: the advertiser was scannable; whether it is connectable shows in its advertisement.
             case 0x04: (connectable, scannable, scanResponse) = (false, true, true)
-            default: throw .malformed("LE Advertising Report: event type 0x\(PacketWriter.hex(eventType)) is not defined")
+            default: throw .malformed("LE Advertising Report: event type 0x\(Hex.byte(eventType)) is not defined")
             }
             reports.append(LEAdvertisingReport(address: address, rssi: rssi, data: data, connectable: connectable,
                                                scannable: scannable, isScanResponse: scanResponse, isLegacy: true))

@@ -1,3 +1,5 @@
+import HAL
+
 /// Names for the HCI status and error codes (Core Specification Vol 1 Part F), as carried by
 /// Command Complete/Status, Disconnection Complete reasons and connection events.
 public enum HCIStatus {
@@ -5,7 +7,7 @@ public enum HCIStatus {
 
     /// The code's name, e.g. `Connection Timeout`; `Reserved status 0x6A` for codes not assigned.
     public static func describe(_ code: UInt8) -> String {
-        names[code] ?? "Reserved status 0x" + PacketWriter.hex(code)
+        names[code] ?? "Reserved status 0x" + Hex.byte(code)
     }
 
     private static let names: [UInt8: String] = [

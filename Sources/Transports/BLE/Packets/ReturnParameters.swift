@@ -24,7 +24,7 @@ public enum ReturnParameters {
         var r = PacketReader(rp, context: context)
         let status = try r.u8("Status")
         guard status == HCIStatus.success else {
-            throw .malformed("\(context) failed with status 0x\(PacketWriter.hex(status)) \(HCIStatus.describe(status))")
+            throw .malformed("\(context) failed with status 0x\(Hex.byte(status)) \(HCIStatus.describe(status))")
         }
         return r
     }

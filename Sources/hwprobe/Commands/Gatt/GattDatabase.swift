@@ -108,13 +108,13 @@ enum GattText {
 
     /// The 128-bit spelling even of a 16-bit UUID.
     static func canonical(_ uuid: BluetoothUUID) -> String {
-        let h = uuid.bytes.map { byte in String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true) }
+        let h = uuid.bytes.map { Hex.byte($0) }
         return [h[0..<4], h[4..<6], h[6..<8], h[8..<10], h[10..<16]].map { $0.joined() }.joined(separator: "-")
     }
 
     /// `0x05 Insufficient Authentication`: the code and its name, as the contract reports them.
     static func attError(_ code: UInt8) -> String {
-        let hex = "0x" + String(code >> 4, radix: 16, uppercase: true) + String(code & 0xF, radix: 16, uppercase: true)
+        let hex = "0x" + Hex.byte(code)
         var name = ATTErrorCode.describe(code)
         // Application and profile codes are named with their number already ("Application Error 0x80").
         if name.hasSuffix(" " + hex) { name.removeLast(hex.count + 1) }

@@ -1,0 +1,62 @@
+/// Bytes and words as hexadecimal text, in the one place every layer takes them from.
+///
+/// Upper case (`4F`, `200C`) is how Bluetooth and USB documents write codes and handles, and how
+/// our messages name them; lower case (`4f`) is how lsusb, btmon and our file formats (cassettes,
+/// `gatt --read`'s values) write bytes. Hand-rolled rather than `String(format:)`, which goes
+/// through Foundation and varargs for every byte.
+public enum Hex {
+    public enum Letters: Sendable { case upper, lower }
+
+    private static let upperDigits = Array("0123456789ABCDEF".utf8)
+    private static let lowerDigits = Array("0123456789abcdef".utf8)
+
+    /// Two digits: `0A`.
+    public static func byte(_ value: UInt8, _ letters: Letters = .upper) -> String {
+        let digits = letters == .upper ? upperDigits : lowerDigits
+        return String(decoding: [digits[Int(value >> 4)], digits[Int(value & 0xF)]], as: UTF8.self)
+    }
+
+    /// Four digits, most significant first: `200C`.
+    public static func word(_ value: UInt16, _ letters: Letters = .upper) -> String {
+        byte(UInt8(value >> 8), letters) + byte(UInt8(value & 0xFF), letters)
+    }
+
+    /// Every byte in order, two digits each, joined by `separator` (`"0A1B"`, `"0A 1B"`).
+    public static func string(_ bytes: some Sequence<UInt8>, _ letters: Letters = .upper, separator: String = "") -> String {
+        let digits = letters == .upper ? upperDigits : lowerDigits
+        let separator = Array(separator.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * (2 + separator.count))
+        for (index, value) in bytes.enumerated() {
+            if index > 0 { out += separator }
+            out.append(digits[Int(value >> 4)])
+            out.append(digits[Int(value & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes of `text`, two digits each in either case, no separators; nil for an odd length
+    /// or anything that is not a hex digit.
+    public static func bytes(_ text: some StringProtocol) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count / 2)
+        var index = 0
+        while index < utf8.count {
+            guard let high = nibble(utf8[index]), let low = nibble(utf8[index + 1]) else { return nil }
+            out.append(high << 4 | low)
+            index += 2
+        }
+        return out
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
