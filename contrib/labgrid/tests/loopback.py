@@ -162,14 +162,21 @@ class Lab:
 
     # -- bumble mirrors ---------------------------------------------------------------------------
 
-    def start_mirror(self, name: str, *deviations: str) -> dict:
-        argv = [peers_python(), str(REPO / "Tests" / "Peers" / "ble_peer.py"), "--profile", "mirror"]
-        for deviation in deviations:
-            argv += ["--deviation", deviation]
-        peer = self.spawn(name, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        line = self._ready_line(peer, name, seconds=30)
-        fields = dict(part.split("=", 1) for part in line.split()[1:] if "=" in part)
-        return {"controller": "tcp:" + fields["tcp"], "address": fields["address"]}
+    def start_mirrors(self, mirrors: dict[str, tuple[str, ...]]) -> dict[str, dict]:
+        """mirrors: name → deviations. Started together (bumble takes a few seconds to come up),
+        then each one's READY line awaited; returns name → {"controller", "address"}."""
+        started = {}
+        for name, deviations in mirrors.items():
+            argv = [peers_python(), str(REPO / "Tests" / "Peers" / "ble_peer.py"), "--profile", "mirror"]
+            for deviation in deviations:
+                argv += ["--deviation", deviation]
+            started[name] = self.spawn(name, argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        ready = {}
+        for name, peer in started.items():
+            line = self._ready_line(peer, name, seconds=30)
+            fields = dict(part.split("=", 1) for part in line.split()[1:] if "=" in part)
+            ready[name] = {"controller": "tcp:" + fields["tcp"], "address": fields["address"]}
+        return ready
 
     def _ready_line(self, process, name, seconds) -> str:
         deadline, buffer = time.monotonic() + seconds, b""

@@ -37,8 +37,8 @@ def lab(tmp_path_factory):
         binary = hwprobe_binary()
         lab.start_sshd()
         started = time.monotonic()
-        lab.good = lab.start_mirror("mirror-good")
-        lab.deviant = lab.start_mirror("mirror-deviant", "wrong-error-code")
+        mirrors = lab.start_mirrors({"mirror-good": (), "mirror-deviant": ("wrong-error-code",)})
+        lab.good, lab.deviant = mirrors["mirror-good"], mirrors["mirror-deviant"]
         lab.start_coordinator()
         lab.start_exporter({"mirror-good": {**lab.good, "binary": binary},
                             "mirror-deviant": {**lab.deviant, "binary": binary}})
@@ -76,11 +76,24 @@ def remote(lab, tmp_path_factory):
     finally:
         env.cleanup()
         sshmanager.close_all()  # before the lab's sshd goes
+        close_coordinator_session()
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def close_coordinator_session():
+    """Ends this process's stream to the coordinator the way labgrid-client does when it exits
+    (otherwise the coordinator's shutdown waits its 5 s grace for it)."""
+    from labgrid.resource.remote import RemotePlaceManager
+
+    manager = RemotePlaceManager.get()
+    if manager.session is not None:
+        manager.loop.run_until_complete(manager.session.stop())
+        manager.loop.run_until_complete(manager.session.close())
+        manager.session = None
 
 
 def driver_of(env, name):
