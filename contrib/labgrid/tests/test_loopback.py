@@ -47,7 +47,7 @@ def lab(tmp_path_factory):
         lab.startup_seconds = time.monotonic() - started
     except Unavailable as missing:
         lab.close()
-        pytest.skip(f"SKIP: the labgrid loopback test needs {missing}")
+        pytest.skip(f"SKIP: the labgrid loopback test cannot run here: {missing}")
     except BaseException:
         lab.close()
         raise
@@ -190,7 +190,7 @@ def test_run_list_and_gatt_return_hwprobe_json(lab, remote):
     assert raised.value.exit_code == 2 and raised.value.kind == "usage"
 
 
-def test_the_exporter_is_labgrids_own(lab):
+def test_the_exporter_is_labgrids_own():
     # The wrapper adds the export and is otherwise labgrid-exporter: same options.
     out = subprocess.run([str(BIN / "hwprobe-labgrid-exporter"), "--help"], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0 and "--coordinator" in out.stdout and "--isolated" in out.stdout
