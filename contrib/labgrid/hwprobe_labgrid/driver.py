@@ -208,7 +208,10 @@ class HwprobeDriver(Driver):
             raise _ERRORS_BY_EXIT.get(exit_code, HwprobeError)(argv, exit_code, result=result, stderr=stderr,
                                                                 reports=fetched)
         finally:
-            self._execute(["rm", "-rf", "--", remote_dir], timeout=30)
+            try:
+                self._execute(["rm", "-rf", "--", remote_dir], timeout=30)
+            except HwprobeTransportError as error:  # not to hide what happened before
+                self.logger.warning("could not remove %s on the bench host: %s", remote_dir, error)
 
     # -- plumbing -------------------------------------------------------------------------------
 
