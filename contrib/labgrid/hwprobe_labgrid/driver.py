@@ -23,6 +23,7 @@ from pathlib import Path
 
 import attr
 from labgrid.driver.common import Driver
+from labgrid.driver.exception import ExecutionError
 from labgrid.factory import target_factory
 from labgrid.resource.common import NetworkResource
 from labgrid.step import step
@@ -222,7 +223,10 @@ class HwprobeDriver(Driver):
         return float(timeout) if timeout is not None else float(self.bench.timeout)
 
     def _execute(self, argv, timeout) -> subprocess.CompletedProcess:
-        command = self.bench.wrap_command(argv)
+        try:
+            command = self.bench.wrap_command(argv)  # for a NetworkHwprobeBench: connects once
+        except ExecutionError as error:
+            raise HwprobeTransportError(argv, None, kind="ssh", message=f"no SSH connection to {self._ssh_host()}: {error.msg}") from error
         self.logger.debug("running %s", shlex.join(command))
         try:
             completed = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,

@@ -29,6 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent  # labgrid's entry points live beside this venv's python
 SSH_ALIAS = "bench-loopback"
+SSH_UNREACHABLE = "bench-unreachable"
 EXPORTER_NAME = "loopback"
 SSHD = "/usr/sbin/sshd"
 
@@ -143,6 +144,8 @@ class Lab:
             "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
             "PermitRootLogin prohibit-password\nSubsystem sftp internal-sftp\nLogLevel ERROR\n")
         (ssh / "config").write_text(
+            # SSH_UNREACHABLE: a host whose port nothing listens on, for the transport's failures.
+            f"Host {SSH_UNREACHABLE}\n  HostName 127.0.0.1\n  Port {free_port()}\n  BatchMode yes\n"
             f"Host {SSH_ALIAS}\n  HostName 127.0.0.1\n  Port {port}\n  User {getpass.getuser()}\n"
             f"  IdentityFile {ssh / 'user_key'}\n  IdentitiesOnly yes\n  HostKeyAlias {SSH_ALIAS}\n"
             f"  UserKnownHostsFile {ssh / 'known_hosts'}\n  BatchMode yes\n")
@@ -216,11 +219,12 @@ class Lab:
         config.write_text(text)
         exporter = self.spawn("exporter", [str(BIN / "hwprobe-labgrid-exporter"), "--coordinator", self.coordinator,
                                            "--name", EXPORTER_NAME, "--hostname", SSH_ALIAS, str(config)])
-        wanted = {f"{EXPORTER_NAME}/{group}/NetworkHwprobeBench" for group in benches}
+        wanted = [f"{EXPORTER_NAME}/{group}/NetworkHwprobeBench" for group in benches]
 
         def published():
-            listed = self.client("resources", check=False)
-            return listed.returncode == 0 and wanted <= set(listed.stdout.split())
+            # -vv lists unavailable resources too (a bench without its binary)
+            listed = self.client("-vv", "resources", check=False)
+            return listed.returncode == 0 and all(path in listed.stdout for path in wanted)
 
         try:
             wait_until(published, seconds=30, interval=0.2, what="the exporter's benches on the coordinator", process=exporter)

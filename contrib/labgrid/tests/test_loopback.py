@@ -14,6 +14,7 @@ for the exporter host, and places acquired with `labgrid-client`. Through them:
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from loopback import BIN, EXPORTER_NAME, SSH_ALIAS, Lab, Unavailable, hwprobe_binary
+from loopback import BIN, EXPORTER_NAME, SSH_ALIAS, SSH_UNREACHABLE, Lab, Unavailable, hwprobe_binary
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"
@@ -41,7 +42,8 @@ def lab(tmp_path_factory):
         lab.good, lab.deviant = mirrors["mirror-good"], mirrors["mirror-deviant"]
         lab.start_coordinator()
         lab.start_exporter({"mirror-good": {**lab.good, "binary": binary},
-                            "mirror-deviant": {**lab.deviant, "binary": binary}})
+                            "mirror-deviant": {**lab.deviant, "binary": binary},
+                            "no-hwprobe": {"controller": "hci:0", "binary": "/nonexistent/hwprobe"}})
         lab.make_place("loopback-good", "mirror-good")
         lab.make_place("loopback-deviant", "mirror-deviant")
         lab.startup_seconds = time.monotonic() - started
@@ -188,6 +190,27 @@ def test_run_list_and_gatt_return_hwprobe_json(lab, remote):
     with pytest.raises(HwprobeUsageError) as raised:
         driver.run("check", "--profile", "no-such-profile", "--hci", driver.bench.controller)
     assert raised.value.exit_code == 2 and raised.value.kind == "usage"
+
+
+def test_a_bench_without_its_binary_is_published_unavailable(lab):
+    path = f"{EXPORTER_NAME}/no-hwprobe/NetworkHwprobeBench"
+    assert path not in lab.client("resources").stdout.split()  # the available ones
+    verbose = lab.client("-vv", "resources").stdout
+    block = verbose[verbose.index(path):]
+    assert re.search(r"'avail': False", block.split("Resource '", 1)[0]), block[:600]
+
+
+def test_a_bench_host_out_of_reach_is_a_transport_error(lab, remote):  # remote: the ssh config in PATH
+    from labgrid import Target
+
+    from hwprobe_labgrid import HwprobeDriver, HwprobeTransportError, NetworkHwprobeBench
+
+    target = Target("unreachable")
+    NetworkHwprobeBench(target, name=None, host=SSH_UNREACHABLE, controller="hci:0", binary=hwprobe_binary())
+    driver = HwprobeDriver(target, name=None)
+    with pytest.raises(HwprobeTransportError) as raised:
+        target.activate(driver)
+    assert raised.value.kind == "ssh" and SSH_UNREACHABLE in raised.value.message
 
 
 def test_the_exporter_is_labgrids_own():
