@@ -72,3 +72,13 @@ def test_the_resources_refuse_what_is_not_an_hci_uri_and_know_when_hwprobe_is_mi
     remote = NetworkHwprobeBench(target, name="remote", host="bench-1", controller="tcp:127.0.0.1:9101",
                                  devices=["v4l2:/dev/video0"])
     assert remote.host == "bench-1" and remote.devices == ["v4l2:/dev/video0"] and remote.binary == "hwprobe"
+
+
+def test_a_command_that_outruns_its_timeout_is_killed_and_says_so(binary):
+    from hwprobe_labgrid import HwprobeTransportError
+
+    driver = local_driver(binary)
+    with pytest.raises(HwprobeTransportError) as raised:
+        driver.run("watch", "--hci", "sim:", timeout=1)  # watch runs until Ctrl-C
+    assert raised.value.kind == "timedOut" and raised.value.exit_code is None
+    assert "no exit within 1 s" in str(raised.value)
