@@ -32,12 +32,8 @@ final class MirrorConnection: ScaleConnection {
             }
             try await connection.reportCurrentValues()
             return connection
-        } catch let error as ScaleError {
-            throw error
-        } catch let error as BLEError {
-            throw error.scaleError()
         } catch {
-            throw .protocolViolation("\(error)")
+            throw .opening(error)
         }
     }
 

@@ -59,12 +59,8 @@ extension StandardScaleDriver: GATTScaleDriver {
                 weightHandle: weight?.characteristic.valueHandle, compositionHandle: composition?.characteristic.valueHandle,
                 weightScaleFeature: weight?.feature.flatMap { try? WeightScaleFeature(parsing: $0) },
                 bodyCompositionFeature: composition?.feature.flatMap { try? BodyCompositionFeature(parsing: $0) })
-        } catch let error as ScaleError {
-            throw error
-        } catch let error as BLEError {
-            throw error.scaleError()
         } catch {
-            throw .protocolViolation("\(error)")
+            throw .opening(error)
         }
     }
 

@@ -27,3 +27,8 @@ let linkedDrivers: [any Driver] = [
     DualShock4Driver(),
     EvdevRumbleDriver(),
 ]
+
+extension DriverRegistry {
+    /// The registry of every linked driver: built once, the one every command and lookup uses.
+    static let linked = DriverRegistry(drivers: linkedDrivers)
+}

@@ -6,7 +6,7 @@ import Transports
 /// The CLI's entry: parse, dispatch, map failures to the contract's exit codes and JSON.
 struct HWProbe: Sendable {
     var console: Console
-    var registry = DriverRegistry(drivers: linkedDrivers)
+    var registry = DriverRegistry.linked
     var listSources = ListSources()
     /// The simulated bench runs in real time for `list` and `scan` unless HWPROBE_SIM_SPEED says otherwise.
     var bench = SimulatedBench(clock: ScaledClock(speed: simulationSpeed(default: 1)))

@@ -149,7 +149,7 @@ import Transports
     static var furnished: ListSources { ListCommandTests.furnished }
 
     @Test func everyLocalDeviceGetsTheMostLastingIdThatNamesItAlone() {
-        let report = ListCommand.localDevices(registry: DriverRegistry(drivers: linkedDrivers), sources: Self.furnished)
+        let report = ListCommand.localDevices(registry: DriverRegistry.linked, sources: Self.furnished)
         #expect(report.controllers.map(\.id) == ["hci:00:1A:7D:DA:71:13", "hci:1"])
         #expect(report.cameras.map(\.id) == ["v4l2:?serial=200901010001"])
         #expect(report.cameras.first?.busInfo == "usb-0000:00:14.0-5")
@@ -173,7 +173,7 @@ import Transports
     }
 
     @Test func everyIdThatListGaveFindsItsDeviceAgain() throws {
-        let registry = DriverRegistry(drivers: linkedDrivers)
+        let registry = DriverRegistry.linked
         let locator = DeviceLocator(registry: registry, sources: Self.furnished)
         let report = ListCommand.localDevices(registry: registry, sources: Self.furnished)
         var pairs: [(id: String, uri: String)] = report.cameras.map { ($0.id ?? "", $0.uri) } + report.hapticDevices.map { ($0.id ?? "", $0.uri) }
@@ -190,7 +190,7 @@ import Transports
     }
 
     @Test func aDeviceThatIsNotAttachedIsExitThreeAndAnAmbiguousOneIsAUsageError() throws {
-        let registry = DriverRegistry(drivers: linkedDrivers)
+        let registry = DriverRegistry.linked
         let locator = DeviceLocator(registry: registry, sources: Self.furnished)
         #expect(throws: CLIFailure.self) { try DeviceURIArgument.parse("usb:045e:028e@1-9", option: "--device", locator: locator) }
         do { _ = try DeviceURIArgument.parse("usb:045e:028e@1-9", option: "--device", locator: locator) } catch {
@@ -215,7 +215,7 @@ import Transports
     }
 
     @Test func reportsNameTheDeviceAndItsIdentity() throws {
-        let locator = DeviceLocator(registry: DriverRegistry(drivers: linkedDrivers), sources: Self.furnished)
+        let locator = DeviceLocator(registry: DriverRegistry.linked, sources: Self.furnished)
         let invocation = try ArgumentParser.parse(["haptics", "--device", "evdev:/dev/input/event5", "--cue", "success"])
         let report = ReportTargets.runReport(for: invocation, arguments: ["haptics", "--device", "evdev:/dev/input/event5", "--cue", "success"],
                                              started: Date(timeIntervalSince1970: 0), seconds: 0.5, exitCode: 0, failure: nil, locator: locator)

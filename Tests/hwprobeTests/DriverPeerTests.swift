@@ -160,10 +160,10 @@ struct DriverPeerTests {
         let peer = try await SharedPeers.shared.peer(Self.mirrorPeer)
         _ = try await peer.command(["cmd": "mirror_fault", "fault": "silence", "state": "scanning"])
         let central = try await BLECentral.open(peer.tcp)
-        var configuration = BodyScanConfiguration(recognizingMirrorsWith: DriverRegistry(drivers: linkedDrivers))
+        var configuration = BodyScanConfiguration(recognizingMirrorsWith: DriverRegistry.linked)
         configuration.autoAnswer = true
         configuration.deadlines.scanning = Deadline(warning: .milliseconds(300), failure: .milliseconds(800))
-        let flow = BodyScanFlow(transport: BLEScaleTransport(central: central, registry: DriverRegistry(drivers: linkedDrivers)),
+        let flow = BodyScanFlow(transport: BLEScaleTransport(central: central, registry: DriverRegistry.linked),
                                 clock: ContinuousClock(), configuration: configuration)
         let outcome = await flow.run()
         flow.close()
@@ -175,7 +175,7 @@ struct DriverPeerTests {
     @Test func aScanTokenBeforeInitIsRefusedWithTheProfilesError() async throws {
         let peer = try await SharedPeers.shared.peer(Self.mirrorPeer)
         let central = try await BLECentral.open(peer.tcp)
-        let transport = BLEScaleTransport(central: central, registry: DriverRegistry(drivers: linkedDrivers))
+        let transport = BLEScaleTransport(central: central, registry: DriverRegistry.linked)
         var found: DiscoveredDevice?
         for try await device in transport.discover() where device.address.bytes == peer.address.bytes && device.name != nil {
             found = device

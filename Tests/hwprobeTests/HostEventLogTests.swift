@@ -7,7 +7,7 @@ import Transports
 @Suite struct HostEventLogTests {
     func log() -> (HostEventLog, CapturedConsole) {
         let captured = CapturedConsole()
-        return (HostEventLog(console: captured.console, registry: DriverRegistry(drivers: linkedDrivers)), captured)
+        return (HostEventLog(console: captured.console, registry: DriverRegistry.linked), captured)
     }
 
     @Test func anATTErrorNamesTheRequestTheHandleAndTheCode() {

@@ -6,7 +6,7 @@ import Testing
 /// Issue 18, item 4: a device that looks like a scale but that no driver reads is listed as a
 /// scale with `"driver": null` and a hint naming the family it resembles.
 @Suite struct ScaleHintTests {
-    let list = ListCommand(registry: DriverRegistry(drivers: linkedDrivers), sources: .empty,
+    let list = ListCommand(registry: DriverRegistry.linked, sources: .empty,
                            transports: TransportFactory(bench: SimulatedBench(clock: ManualClock())))
 
     func device(_ name: String?, services: [UInt16], manufacturer: [UInt16: [UInt8]] = [:]) -> DiscoveredDevice {

@@ -112,7 +112,7 @@ import Testing
         ])
         let transport = FakeScaleTransport(peripherals: [.init(device: device) { scale.connect(clock: clock) }], clock: clock)
         let task = Task {
-            await WeighCommand.weigh(on: transport, wanted: nil, registry: DriverRegistry(drivers: linkedDrivers),
+            await WeighCommand.weigh(on: transport, wanted: nil, registry: DriverRegistry.linked,
                                      clock: ContinuousClock(), deadline: .seconds(30))
         }
         // Three readings, a tenth of a second apart: the third equals the second within 0.005 kg.

@@ -80,7 +80,7 @@ import Transports
         let clock = ManualClock()
         let transport = OneDeviceTransport(device: MirrorScript().discoveredDevice, clock: clock)
         let weighing = Task {
-            await WeighCommand.weigh(on: transport, wanted: nil, registry: DriverRegistry(drivers: linkedDrivers), clock: clock,
+            await WeighCommand.weigh(on: transport, wanted: nil, registry: DriverRegistry.linked, clock: clock,
                                      deadline: .seconds(30), hci: "sim:", statusTicks: false)
         }
         await clock.waitForSleepers(2) // the window, and the scan asking for more after passing the mirror over
@@ -101,7 +101,7 @@ import Transports
                                       advertisement: Advertisement(localName: "AE BS-06", serviceUUIDs: [BluetoothUUID(0xFFB0)]))
         let transport = OneDeviceTransport(device: device, clock: clock)
         let weighing = Task {
-            await WeighCommand.weigh(on: transport, wanted: nil, registry: DriverRegistry(drivers: linkedDrivers), clock: clock,
+            await WeighCommand.weigh(on: transport, wanted: nil, registry: DriverRegistry.linked, clock: clock,
                                      deadline: .seconds(30), hci: "sim:", statusTicks: false)
         }
         await clock.waitForSleepers(2)

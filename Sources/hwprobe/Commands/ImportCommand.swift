@@ -20,7 +20,7 @@ import LinuxIO
 struct ImportCommand: Sendable {
     var console: Console
     var bench: SimulatedBench
-    var registry = DriverRegistry(drivers: linkedDrivers)
+    var registry = DriverRegistry.linked
     var questions = ImportQuestions()
     /// For tests: the keys a person presses on each screen, instead of a terminal's.
     var person: (@Sendable (Screen) -> [Key])?

@@ -6,7 +6,7 @@ import VirtualController
 /// a real controller or over the simulated bench's virtual one (`sim:`).
 struct TransportFactory: Sendable {
     var bench: SimulatedBench
-    var registry = DriverRegistry(drivers: linkedDrivers)
+    var registry = DriverRegistry.linked
     /// `-v`: every controller this factory opens (the bench's too) reports its events here.
     var log: HostEventLog?
     /// `--record FILE`: sees the HCI traffic of the controller a command opens (the first one

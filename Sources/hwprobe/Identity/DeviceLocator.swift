@@ -9,7 +9,7 @@ struct DeviceLocator: Sendable {
     var registry: DriverRegistry
     var sources: ListSources
 
-    static var live: DeviceLocator { DeviceLocator(registry: DriverRegistry(drivers: linkedDrivers), sources: ListSources()) }
+    static var live: DeviceLocator { DeviceLocator(registry: DriverRegistry.linked, sources: ListSources()) }
 
     func resolve(_ location: DeviceLocation) throws(CLIFailure) -> DeviceURI {
         let report = ListCommand.localDevices(registry: registry, sources: sources)

@@ -22,3 +22,16 @@ extension BLEError {
         }
     }
 }
+
+extension ScaleError {
+    /// What a driver's opening met, as the HAL error: a `ScaleError` as it is, a link error
+    /// through `BLEError.scaleError`, anything else a protocol violation naming it. The one
+    /// mapping every GATT driver's `open` ends in.
+    public static func opening(_ error: any Error) -> ScaleError {
+        switch error {
+        case let error as ScaleError: error
+        case let error as BLEError: error.scaleError()
+        default: .protocolViolation("\(error)")
+        }
+    }
+}

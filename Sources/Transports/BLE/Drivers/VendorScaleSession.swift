@@ -48,15 +48,13 @@ public enum VendorScaleSession {
                 }
                 try await connection.gatt.enableNotifications(characteristic)
             }
-        } catch let error as ScaleError {
-            throw error
         } catch let error as BLEError {
             if case .att(let failure) = error {
                 throw .handshakeFailed("the scale refused notifications (\(failure)); switch it off and on and try again")
             }
             throw error.scaleError()
         } catch {
-            throw .protocolViolation("\(error)")
+            throw .opening(error)
         }
         let session = VendorScaleConnection(device: device, link: connection, logic: logic, characteristics: found,
                                             notifications: notifications)
