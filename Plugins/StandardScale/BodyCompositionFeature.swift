@@ -1,3 +1,5 @@
+import HAL
+
 /// The Body Composition Feature value (characteristic 0x2A9B), a 32-bit little-endian field:
 /// bits 0–10 say which optional fields the analyser can send (time stamp, multiple users, basal
 /// metabolism, muscle percentage, muscle mass, fat free mass, soft lean mass, body water mass,
@@ -9,8 +11,8 @@ public struct BodyCompositionFeature: Hashable, Sendable {
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     public init(parsing bytes: [UInt8]) throws(StandardScaleParseError) {
-        var reader = ByteReader(bytes)
-        rawValue = try reader.uint32("the feature field")
+        var reader = MeasurementReader(bytes)
+        rawValue = try reader.u32("the feature field")
     }
 
     private func bit(_ n: UInt32) -> Bool { rawValue & 1 << n != 0 }

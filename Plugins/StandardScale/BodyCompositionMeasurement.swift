@@ -57,22 +57,22 @@ public struct BodyCompositionMeasurement: Hashable, Sendable {
     public var isMultiplePacket: Bool { flags.contains(.multiplePacketMeasurement) }
 
     public init(parsing bytes: [UInt8]) throws(StandardScaleParseError) {
-        var reader = ByteReader(bytes)
-        flags = Flags(rawValue: try reader.uint16("the flags"))
+        var reader = MeasurementReader(bytes)
+        flags = Flags(rawValue: try reader.u16("the flags"))
         units = UnitSystem(flagBit: flags.contains(.imperialUnits))
-        let fat = try reader.uint16("the body fat percentage")
+        let fat = try reader.u16("the body fat percentage")
         bodyFatPercent = fat == Self.unsuccessful ? nil : Double(fat) * 0.1
         if flags.contains(.timeStampPresent) { timeStamp = try reader.dateTime("the time stamp") }
-        if flags.contains(.userIDPresent) { userID = try reader.uint8("the user ID") }
-        if flags.contains(.basalMetabolismPresent) { basalMetabolismKilojoules = Double(try reader.uint16("the basal metabolism")) }
-        if flags.contains(.musclePercentagePresent) { musclePercent = Double(try reader.uint16("the muscle percentage")) * 0.1 }
-        if flags.contains(.muscleMassPresent) { muscleMassKilograms = units.kilograms(raw: try reader.uint16("the muscle mass")) }
-        if flags.contains(.fatFreeMassPresent) { fatFreeMassKilograms = units.kilograms(raw: try reader.uint16("the fat free mass")) }
-        if flags.contains(.softLeanMassPresent) { softLeanMassKilograms = units.kilograms(raw: try reader.uint16("the soft lean mass")) }
-        if flags.contains(.bodyWaterMassPresent) { bodyWaterMassKilograms = units.kilograms(raw: try reader.uint16("the body water mass")) }
-        if flags.contains(.impedancePresent) { impedanceOhms = Double(try reader.uint16("the impedance")) * 0.1 }
-        if flags.contains(.weightPresent) { weightKilograms = units.kilograms(raw: try reader.uint16("the weight")) }
-        if flags.contains(.heightPresent) { heightMetres = units.metres(raw: try reader.uint16("the height")) }
+        if flags.contains(.userIDPresent) { userID = try reader.u8("the user ID") }
+        if flags.contains(.basalMetabolismPresent) { basalMetabolismKilojoules = Double(try reader.u16("the basal metabolism")) }
+        if flags.contains(.musclePercentagePresent) { musclePercent = Double(try reader.u16("the muscle percentage")) * 0.1 }
+        if flags.contains(.muscleMassPresent) { muscleMassKilograms = units.kilograms(raw: try reader.u16("the muscle mass")) }
+        if flags.contains(.fatFreeMassPresent) { fatFreeMassKilograms = units.kilograms(raw: try reader.u16("the fat free mass")) }
+        if flags.contains(.softLeanMassPresent) { softLeanMassKilograms = units.kilograms(raw: try reader.u16("the soft lean mass")) }
+        if flags.contains(.bodyWaterMassPresent) { bodyWaterMassKilograms = units.kilograms(raw: try reader.u16("the body water mass")) }
+        if flags.contains(.impedancePresent) { impedanceOhms = Double(try reader.u16("the impedance")) * 0.1 }
+        if flags.contains(.weightPresent) { weightKilograms = units.kilograms(raw: try reader.u16("the weight")) }
+        if flags.contains(.heightPresent) { heightMetres = units.metres(raw: try reader.u16("the height")) }
     }
 
     /// Fills the fields this value lacks from `other` (a later packet of the same measurement).

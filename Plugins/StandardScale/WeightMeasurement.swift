@@ -38,15 +38,15 @@ public struct WeightMeasurement: Hashable, Sendable {
     public var kilograms: Double? { isSuccessful ? units.kilograms(raw: rawWeight) : nil }
 
     public init(parsing bytes: [UInt8]) throws(StandardScaleParseError) {
-        var reader = ByteReader(bytes)
-        flags = Flags(rawValue: try reader.uint8("the flags"))
+        var reader = MeasurementReader(bytes)
+        flags = Flags(rawValue: try reader.u8("the flags"))
         units = UnitSystem(flagBit: flags.contains(.imperialUnits))
-        rawWeight = try reader.uint16("the weight")
+        rawWeight = try reader.u16("the weight")
         if flags.contains(.timeStampPresent) { timeStamp = try reader.dateTime("the time stamp") }
-        if flags.contains(.userIDPresent) { userID = try reader.uint8("the user ID") }
+        if flags.contains(.userIDPresent) { userID = try reader.u8("the user ID") }
         if flags.contains(.bmiAndHeightPresent) {
-            bmi = Double(try reader.uint16("the BMI")) * 0.1
-            heightMetres = units.metres(raw: try reader.uint16("the height"))
+            bmi = Double(try reader.u16("the BMI")) * 0.1
+            heightMetres = units.metres(raw: try reader.u16("the height"))
         }
         // Bytes after the announced fields are left for future versions of the characteristic.
     }

@@ -1,3 +1,5 @@
+import HAL
+
 /// The Weight Scale Feature value (characteristic 0x2A9E), a 32-bit little-endian field:
 /// bit 0 time stamp supported, bit 1 multiple users supported, bit 2 BMI supported,
 /// bits 3–6 weight resolution, bits 7–9 height resolution (WSS 1.0 §3.1).
@@ -7,8 +9,8 @@ public struct WeightScaleFeature: Hashable, Sendable {
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     public init(parsing bytes: [UInt8]) throws(StandardScaleParseError) {
-        var reader = ByteReader(bytes)
-        rawValue = try reader.uint32("the feature field")
+        var reader = MeasurementReader(bytes)
+        rawValue = try reader.u32("the feature field")
     }
 
     public var timeStampSupported: Bool { rawValue & 1 << 0 != 0 }

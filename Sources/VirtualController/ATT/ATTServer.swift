@@ -251,7 +251,7 @@ public struct ATTServer: Sendable {
         switch attribute.value {
         case .fixed(let bytes): .success(bytes)
         case .dynamic: behaviour.read(attribute.handle)
-        case .clientConfiguration: .success(LE.u16(configurations[attribute.handle] ?? 0))
+        case .clientConfiguration: .success(LittleEndian.u16(configurations[attribute.handle] ?? 0))
         }
     }
 

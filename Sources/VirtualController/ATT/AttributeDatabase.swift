@@ -130,7 +130,7 @@ public struct AttributeDatabase: Hashable, Sendable {
             for characteristic in characteristics {
                 let declaration = UInt16(database.attributes.count + 1)
                 let valueHandle = declaration + 1
-                let declared: [UInt8] = [(characteristic.declaredProperties ?? characteristic.properties).rawValue] + LE.u16(valueHandle)
+                let declared: [UInt8] = [(characteristic.declaredProperties ?? characteristic.properties).rawValue] + LittleEndian.u16(valueHandle)
                     + characteristic.uuid.littleEndianBytes
                 database.attributes.append(Attribute(handle: declaration, type: Attribute.characteristicDeclaration,
                                                      value: .fixed(declared), permissions: .read))
@@ -154,9 +154,9 @@ public struct AttributeDatabase: Hashable, Sendable {
         public mutating func standardServices(deviceName: String, appearance: UInt16) {
             service(BluetoothUUID(0x1800), [
                 CharacteristicDefinition(BluetoothUUID(0x2A00), .read, value: Array(deviceName.utf8.prefix(248))),
-                CharacteristicDefinition(BluetoothUUID(0x2A01), .read, value: LE.u16(appearance)),
+                CharacteristicDefinition(BluetoothUUID(0x2A01), .read, value: LittleEndian.u16(appearance)),
             ])
-            service(BluetoothUUID(0x1801), [CharacteristicDefinition(BluetoothUUID(0x2A05), .indicate, value: LE.u16(0x0001) + LE.u16(0xFFFF))])
+            service(BluetoothUUID(0x1801), [CharacteristicDefinition(BluetoothUUID(0x2A05), .indicate, value: LittleEndian.u16(0x0001) + LittleEndian.u16(0xFFFF))])
         }
 
         public func build() -> AttributeDatabase { database }

@@ -68,7 +68,7 @@ extension ControllerCore {
             let handle = try r.u16() & 0x0FFF
             guard links[handle] != nil else { return status(opcode, 0x02) }
             status(opcode, 0x00)
-            emit(0x0C, [0x00] + LE.u16(handle) + [configuration.lmpVersion] + LE.u16(0xFFFF) + LE.u16(0x0001))
+            emit(0x0C, [0x00] + LittleEndian.u16(handle) + [configuration.lmpVersion] + LittleEndian.u16(0xFFFF) + LittleEndian.u16(0x0001))
 
         // MARK: controller and baseband
         case 0x0C01: // Set Event Mask
@@ -95,8 +95,8 @@ extension ControllerCore {
         // MARK: informational
         case 0x1001: // Read Local Version Information
             try expect(0)
-            complete(opcode, [0x00, configuration.hciVersion] + LE.u16(configuration.hciRevision) + [configuration.lmpVersion]
-                     + LE.u16(configuration.manufacturer) + LE.u16(configuration.lmpSubversion))
+            complete(opcode, [0x00, configuration.hciVersion] + LittleEndian.u16(configuration.hciRevision) + [configuration.lmpVersion]
+                     + LittleEndian.u16(configuration.manufacturer) + LittleEndian.u16(configuration.lmpSubversion))
         case 0x1002: // Read Local Supported Commands
             try expect(0)
             complete(opcode, [0x00] + SupportedCommands.bitmap(extended: configuration.supportsExtendedAdvertising))
@@ -105,7 +105,7 @@ extension ControllerCore {
             complete(opcode, [0x00] + configuration.lmpFeatures)
         case 0x1005: // Read Buffer Size: an LE-only controller has only its LE buffers to tell of.
             try expect(0)
-            complete(opcode, [0x00] + LE.u16(configuration.leBufferLength) + [0x00] + LE.u16(UInt16(configuration.leBufferCount)) + LE.u16(0))
+            complete(opcode, [0x00] + LittleEndian.u16(configuration.leBufferLength) + [0x00] + LittleEndian.u16(UInt16(configuration.leBufferCount)) + LittleEndian.u16(0))
         case 0x1009: // Read BD_ADDR
             try expect(0)
             complete(opcode, [0x00] + configuration.address.littleEndianBytes)
@@ -114,8 +114,8 @@ extension ControllerCore {
         case 0x1405: // Read RSSI
             try expect(2)
             let handle = try r.u16() & 0x0FFF
-            guard let link = links[handle] else { return complete(opcode, [0x02] + LE.u16(handle) + [0x00]) }
-            complete(opcode, [0x00] + LE.u16(handle) + [UInt8(bitPattern: slots[link.slot].peripheral.advertising.rssi)])
+            guard let link = links[handle] else { return complete(opcode, [0x02] + LittleEndian.u16(handle) + [0x00]) }
+            complete(opcode, [0x00] + LittleEndian.u16(handle) + [UInt8(bitPattern: slots[link.slot].peripheral.advertising.rssi)])
 
         // MARK: LE
         case 0x2001: // LE Set Event Mask
@@ -124,10 +124,10 @@ extension ControllerCore {
             complete(opcode, [0x00])
         case 0x2002: // LE Read Buffer Size
             try expect(0)
-            complete(opcode, [0x00] + LE.u16(configuration.leBufferLength) + [configuration.leBufferCount])
+            complete(opcode, [0x00] + LittleEndian.u16(configuration.leBufferLength) + [configuration.leBufferCount])
         case 0x2003: // LE Read Local Supported Features
             try expect(0)
-            complete(opcode, [0x00] + LE.u64(configuration.leFeatures))
+            complete(opcode, [0x00] + LittleEndian.u64(configuration.leFeatures))
         case 0x2005: // LE Set Random Address
             try expect(6)
             let raw = try r.bytes(6)
@@ -229,11 +229,11 @@ extension ControllerCore {
             let handle = try r.u16() & 0x0FFF
             guard links[handle] != nil else { return status(opcode, 0x02) }
             status(opcode, 0x00)
-            emitLE(0x04, [0x00] + LE.u16(handle) + LE.u64(1 << 1))
+            emitLE(0x04, [0x00] + LittleEndian.u16(handle) + LittleEndian.u64(1 << 1))
         case 0x2018: // LE Rand
             try expect(0)
             let value = random64()
-            complete(opcode, [0x00] + LE.u64(value))
+            complete(opcode, [0x00] + LittleEndian.u64(value))
         case 0x2020: // LE Remote Connection Parameter Request Reply
             try expect(14)
             let handle = try r.u16() & 0x0FFF
@@ -241,20 +241,20 @@ extension ControllerCore {
             let maximum = try r.u16()
             let latency = try r.u16()
             let timeout = try r.u16()
-            guard let link = links[handle] else { return complete(opcode, [0x02] + LE.u16(handle)) }
+            guard let link = links[handle] else { return complete(opcode, [0x02] + LittleEndian.u16(handle)) }
             guard Self.validConnection(minimum, maximum, latency, timeout) else { throw ParameterReader.Short() }
-            guard link.parameterRequest else { return complete(opcode, [0x0C] + LE.u16(handle)) }
+            guard link.parameterRequest else { return complete(opcode, [0x0C] + LittleEndian.u16(handle)) }
             links[handle]?.parameterRequest = false
-            complete(opcode, [0x00] + LE.u16(handle))
+            complete(opcode, [0x00] + LittleEndian.u16(handle))
             scheduleUpdate(handle, interval: minimum, latency: latency, timeout: timeout, at: now)
         case 0x2021: // LE Remote Connection Parameter Request Negative Reply
             try expect(3)
             let handle = try r.u16() & 0x0FFF
             let reason = try r.u8()
-            guard let link = links[handle] else { return complete(opcode, [0x02] + LE.u16(handle)) }
-            guard link.parameterRequest else { return complete(opcode, [0x0C] + LE.u16(handle)) }
+            guard let link = links[handle] else { return complete(opcode, [0x02] + LittleEndian.u16(handle)) }
+            guard link.parameterRequest else { return complete(opcode, [0x0C] + LittleEndian.u16(handle)) }
             links[handle]?.parameterRequest = false
-            complete(opcode, [0x00] + LE.u16(handle))
+            complete(opcode, [0x00] + LittleEndian.u16(handle))
             let actions = slots[link.slot].peripheral.linkChanged(.parameterRequestRefused(reason: reason), at: now)
             perform(actions, slot: link.slot, at: now)
         case 0x2041: // LE Set Extended Scan Parameters

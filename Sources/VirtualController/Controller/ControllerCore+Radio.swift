@@ -117,9 +117,9 @@ extension ControllerCore {
             let end = min(offset + limit, data.count)
             let more = end < data.count
             let type = eventType | (more ? 0x0020 : 0x0000)
-            var report = LE.u16(type) + [addressType] + address.littleEndianBytes
+            var report = LittleEndian.u16(type) + [addressType] + address.littleEndianBytes
             report += [0x01, legacy ? 0x00 : 0x01, legacy ? 0xFF : 0x00, legacy ? 0x7F : UInt8(bitPattern: advertising.txPower)]
-            report += [UInt8(bitPattern: advertising.rssi)] + LE.u16(0) + [0x00] + [UInt8](repeating: 0, count: 6)
+            report += [UInt8(bitPattern: advertising.rssi)] + LittleEndian.u16(0) + [0x00] + [UInt8](repeating: 0, count: 6)
             report += [UInt8(end - offset)] + data[offset..<end]
             emitLE(0x0D, [1] + report, droppable: true)
             offset = end
@@ -167,8 +167,8 @@ extension ControllerCore {
     mutating func connectionComplete(status: UInt8, handle: UInt16, peer: BLEAddress?, interval: UInt16, latency: UInt16, timeout: UInt16) {
         let peerType: UInt8 = peer?.kind == .random ? 0x01 : 0x00
         let peerBytes = peer?.littleEndianBytes ?? [UInt8](repeating: 0, count: 6)
-        var body = [status] + LE.u16(handle) + [0x00, peerType] + peerBytes
-        let tail = LE.u16(interval) + LE.u16(latency) + LE.u16(timeout) + [0x00]
+        var body = [status] + LittleEndian.u16(handle) + [0x00, peerType] + peerBytes
+        let tail = LittleEndian.u16(interval) + LittleEndian.u16(latency) + LittleEndian.u16(timeout) + [0x00]
         if isUnmaskedLE(0x0A) {
             body += [UInt8](repeating: 0, count: 12) + tail
             emitLE(0x0A, body)
@@ -187,7 +187,7 @@ extension ControllerCore {
         completed.removeAll { $0.handle == handle }
         slots[link.slot].handle = nil
         slots[link.slot].peripheral.linkDown(reason: peripheralReason, at: now)
-        emit(0x05, [0x00] + LE.u16(handle) + [hostReason])
+        emit(0x05, [0x00] + LittleEndian.u16(handle) + [hostReason])
         if isListening { slots[link.slot].nextAdvertisingEvent = nextEvent(link.slot, atOrAfter: now) }
     }
 
@@ -208,7 +208,7 @@ extension ControllerCore {
                 // masked the event cannot, so the controller refuses for it (0x1A, §7.8.31).
                 if isUnmaskedLE(0x06), !link.parameterRequest {
                     links[handle]?.parameterRequest = true
-                    emitLE(0x06, LE.u16(handle) + LE.u16(minimum) + LE.u16(maximum) + LE.u16(latency) + LE.u16(timeout))
+                    emitLE(0x06, LittleEndian.u16(handle) + LittleEndian.u16(minimum) + LittleEndian.u16(maximum) + LittleEndian.u16(latency) + LittleEndian.u16(timeout))
                 } else if depth < 4 {
                     let more = slots[slot].peripheral.linkChanged(.parameterRequestRefused(reason: 0x1A), at: now)
                     perform(more, slot: slot, at: now, depth: depth + 1)

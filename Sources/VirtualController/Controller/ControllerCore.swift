@@ -266,7 +266,7 @@ struct ControllerCore {
             link.timeout = timeout
             link.updatePending = false
             links[handle] = link
-            emitLE(0x03, [0x00] + LE.u16(handle) + LE.u16(interval) + LE.u16(latency) + LE.u16(timeout))
+            emitLE(0x03, [0x00] + LittleEndian.u16(handle) + LittleEndian.u16(interval) + LittleEndian.u16(latency) + LittleEndian.u16(timeout))
             let actions = slots[link.slot].peripheral.linkChanged(
                 .parametersUpdated(interval: interval, latency: latency, supervisionTimeout: timeout), at: now)
             perform(actions, slot: link.slot, at: now)
@@ -288,11 +288,11 @@ struct ControllerCore {
 
     /// Command Complete and Command Status carry the controller's command credits.
     mutating func complete(_ opcode: UInt16, _ returnParameters: [UInt8]) {
-        emit(0x0E, [configuration.commandCredits] + LE.u16(opcode) + returnParameters)
+        emit(0x0E, [configuration.commandCredits] + LittleEndian.u16(opcode) + returnParameters)
     }
 
     mutating func status(_ opcode: UInt16, _ code: UInt8) {
-        emit(0x0F, [code, configuration.commandCredits] + LE.u16(opcode))
+        emit(0x0F, [code, configuration.commandCredits] + LittleEndian.u16(opcode))
     }
 
     /// An event, unless the host masked it. Command Complete, Command Status and Number Of
@@ -333,7 +333,7 @@ struct ControllerCore {
         let entries = completed.prefix(255)
         completed.removeAll()
         var parameters: [UInt8] = [UInt8(entries.count)]
-        for entry in entries { parameters += LE.u16(entry.handle) + LE.u16(UInt16(clamping: entry.count)) }
+        for entry in entries { parameters += LittleEndian.u16(entry.handle) + LittleEndian.u16(UInt16(clamping: entry.count)) }
         emit(0x13, parameters)
     }
 

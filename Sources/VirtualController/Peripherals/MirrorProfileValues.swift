@@ -21,7 +21,7 @@ enum MirrorProfileValues {
         if status.occupied { flags |= 0x02 }
         if status.stable { flags |= 0x04 }
         if status.level { flags |= 0x08 }
-        return [flags] + LE.u16(weightUnits(status.kilograms))
+        return [flags] + LittleEndian.u16(weightUnits(status.kilograms))
     }
 
     /// Angle (signed degrees), distance (cm), flags (bit 0 aligned).
@@ -32,7 +32,7 @@ enum MirrorProfileValues {
     /// Scan id, weight, body fat (0.1 %), point count.
     static func result(_ result: ScanResult) -> [UInt8] {
         let fat = UInt16(clamping: Int((result.bodyFatPercent * 10).rounded()))
-        return LE.u32(result.scanID) + LE.u16(weightUnits(result.kilograms)) + LE.u16(fat) + LE.u32(result.pointCount)
+        return LittleEndian.u32(result.scanID) + LittleEndian.u16(weightUnits(result.kilograms)) + LittleEndian.u16(fat) + LittleEndian.u32(result.pointCount)
     }
 
     static func weightUnits(_ kilograms: Double) -> UInt16 {

@@ -34,7 +34,7 @@ public struct StandardScalePeripheral: VirtualPeripheral {
         builder.standardServices(deviceName: scale.device.name ?? "Scale", appearance: Self.weightScaleAppearance)
         // Feature: weight resolution 0.05 kg (code 4, bits 3–6), no time stamp, users or BMI.
         builder.service(Self.weightScaleService, [
-            CharacteristicDefinition(Self.weightScaleFeature, .read, value: LE.u32(4 << 3)),
+            CharacteristicDefinition(Self.weightScaleFeature, .read, value: LittleEndian.u32(4 << 3)),
             CharacteristicDefinition(Self.weightMeasurement, .indicate),
         ])
         let database = builder.build()
@@ -94,11 +94,11 @@ public struct StandardScalePeripheral: VirtualPeripheral {
     /// A Weight Measurement (flags, weight, no optional fields): SI in 0.005 kg, or imperial in
     /// 0.01 lb when the scale shows pounds.
     static func weightMeasurement(_ reading: WeightReading) -> [UInt8] {
-        guard reading.kilograms.isFinite, reading.kilograms >= 0 else { return [0x00] + LE.u16(0xFFFF) }
+        guard reading.kilograms.isFinite, reading.kilograms >= 0 else { return [0x00] + LittleEndian.u16(0xFFFF) }
         if reading.displayUnit == .pounds {
-            return [0x01] + LE.u16(UInt16(clamping: Int((reading.kilograms / 0.45359237 / 0.01).rounded())))
+            return [0x01] + LittleEndian.u16(UInt16(clamping: Int((reading.kilograms / 0.45359237 / 0.01).rounded())))
         }
-        return [0x00] + LE.u16(UInt16(clamping: Int((reading.kilograms / 0.005).rounded())))
+        return [0x00] + LittleEndian.u16(UInt16(clamping: Int((reading.kilograms / 0.005).rounded())))
     }
 
     struct Behaviour: ATTServerBehaviour {

@@ -65,7 +65,7 @@ public struct StreamingPeripheral: VirtualPeripheral {
         guard connected, behaviour.notifying else { return [] }
         var frames: [L2CAPFrame] = []
         while sent < count, frames.count < room {
-            var value = LE.u32(UInt32(truncatingIfNeeded: sent))
+            var value = LittleEndian.u32(UInt32(truncatingIfNeeded: sent))
             value += [UInt8](repeating: UInt8(truncatingIfNeeded: sent), count: size - 4)
             guard let pdu = server.notification(valueHandle: valueHandle, value: value) else { break }
             frames.append(L2CAPFrame(channel: L2CAPFrame.att, payload: pdu))

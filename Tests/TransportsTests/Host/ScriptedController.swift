@@ -118,7 +118,7 @@ final class ScriptedController: HCIByteStream, Sendable {
         case 0x1005: parameters += [0, 0, 0, 0, 0, 0, 0]                                         // Read Buffer Size: none apart
         default: break
         }
-        return Self.event(0x0E, [credits] + PacketWriter.u16(command.opcode) + parameters)
+        return Self.event(0x0E, [credits] + LittleEndian.u16(command.opcode) + parameters)
     }
 
     static func event(_ code: UInt8, _ parameters: [UInt8]) -> [UInt8] {
@@ -126,20 +126,20 @@ final class ScriptedController: HCIByteStream, Sendable {
     }
 
     static func commandStatus(_ opcode: UInt16, status: UInt8 = 0, credits: UInt8 = 1) -> [UInt8] {
-        event(0x0F, [status, credits] + PacketWriter.u16(opcode))
+        event(0x0F, [status, credits] + LittleEndian.u16(opcode))
     }
 
     static func connectionComplete(handle: UInt16, peer: BLEAddress, status: UInt8 = 0) -> [UInt8] {
-        event(0x3E, [0x01, status] + PacketWriter.u16(handle) + [0x00, peer.kind == .random ? 1 : 0] + peer.littleEndianBytes
-              + PacketWriter.u16(0x0018) + PacketWriter.u16(0) + PacketWriter.u16(0x01F4) + [0x00])
+        event(0x3E, [0x01, status] + LittleEndian.u16(handle) + [0x00, peer.kind == .random ? 1 : 0] + peer.littleEndianBytes
+              + LittleEndian.u16(0x0018) + LittleEndian.u16(0) + LittleEndian.u16(0x01F4) + [0x00])
     }
 
     static func disconnectionComplete(handle: UInt16, reason: UInt8) -> [UInt8] {
-        event(0x05, [0x00] + PacketWriter.u16(handle) + [reason])
+        event(0x05, [0x00] + LittleEndian.u16(handle) + [reason])
     }
 
     static func completedPackets(_ entries: [(handle: UInt16, count: UInt16)]) -> [UInt8] {
-        event(0x13, [UInt8(entries.count)] + entries.flatMap { PacketWriter.u16($0.handle) + PacketWriter.u16($0.count) })
+        event(0x13, [UInt8(entries.count)] + entries.flatMap { LittleEndian.u16($0.handle) + LittleEndian.u16($0.count) })
     }
 
     static func advertisingReport(_ address: BLEAddress, data: [UInt8], rssi: Int8 = -50, type: UInt8 = 0x00) -> [UInt8] {
@@ -148,13 +148,13 @@ final class ScriptedController: HCIByteStream, Sendable {
     }
 
     static func remoteParameterRequest(handle: UInt16, min: UInt16, max: UInt16, latency: UInt16, timeout: UInt16) -> [UInt8] {
-        event(0x3E, [0x06] + PacketWriter.u16(handle) + [min, max, latency, timeout].flatMap(PacketWriter.u16))
+        event(0x3E, [0x06] + LittleEndian.u16(handle) + [min, max, latency, timeout].flatMap(LittleEndian.u16))
     }
 
     /// One L2CAP PDU on `channel` as a single ACL packet.
     static func l2cap(handle: UInt16, channel: UInt16, _ payload: [UInt8]) -> [UInt8] {
-        let pdu = PacketWriter.u16(UInt16(payload.count)) + PacketWriter.u16(channel) + payload
-        return [0x02] + PacketWriter.u16(handle | 0x2000) + PacketWriter.u16(UInt16(pdu.count)) + pdu
+        let pdu = LittleEndian.u16(UInt16(payload.count)) + LittleEndian.u16(channel) + payload
+        return [0x02] + LittleEndian.u16(handle | 0x2000) + LittleEndian.u16(UInt16(pdu.count)) + pdu
     }
 
     static func att(handle: UInt16, _ pdu: [UInt8]) -> [UInt8] { l2cap(handle: handle, channel: 0x0004, pdu) }

@@ -182,7 +182,7 @@ import Testing
 
     /// One extended report, laid out field by field.
     static func extendedReport(eventType: UInt16, addressType: UInt8, address: String, rssi: Int8, data: [UInt8]) -> [UInt8] {
-        PacketWriter.u16(eventType) + [addressType] + PacketBytes.hex(address)
+        LittleEndian.u16(eventType) + [addressType] + PacketBytes.hex(address)
             + [0x01, 0x00, 0xFF, 0x7F]          // primary PHY 1M, no secondary, no SID, no TX power
             + [UInt8(bitPattern: rssi)]
             + [0x00, 0x00] + [0x00] + [0, 0, 0, 0, 0, 0]   // no periodic advertising, no direct address

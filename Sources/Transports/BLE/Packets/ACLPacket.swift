@@ -1,3 +1,5 @@
+import HAL
+
 /// A chunk of ACL data: a piece of an L2CAP PDU for one connection.
 public struct ACLPacket: Hashable, Sendable {
     /// Where this chunk sits in its L2CAP PDU (the Packet_Boundary flag).
@@ -35,6 +37,6 @@ public struct ACLPacket: Hashable, Sendable {
     public var encoded: [UInt8] {
         precondition(data.count <= Int(UInt16.max), "ACL data is limited to 65535 bytes")
         let header = (handle & 0x0FFF) | UInt16(boundary.rawValue) << 12 | UInt16(broadcast & 0x3) << 14
-        return PacketWriter.u16(header) + PacketWriter.u16(UInt16(data.count)) + data
+        return LittleEndian.u16(header) + LittleEndian.u16(UInt16(data.count)) + data
     }
 }

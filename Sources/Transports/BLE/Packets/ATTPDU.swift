@@ -247,7 +247,7 @@ public enum ATTPDU: Hashable, Sendable {
     /// entries must share one value length (at most 253 / 251 bytes); Find Information uses
     /// format 1 when every UUID has a 16-bit alias, else writes all of them in 128 bits.
     public var encoded: [UInt8] {
-        let u16 = PacketWriter.u16
+        let u16 = LittleEndian.u16
         let parameters: [UInt8]
         switch self {
         case .errorResponse(let request, let handle, let code): parameters = [request] + u16(handle) + [code]

@@ -121,7 +121,7 @@ public enum AdvertisingData {
             add(type, uuidBytes + data)
         }
         for (company, data) in advertisement.manufacturerData.sorted(by: { $0.key < $1.key }) {
-            add(ADType.manufacturerSpecific, PacketWriter.u16(company) + data)
+            add(ADType.manufacturerSpecific, LittleEndian.u16(company) + data)
         }
         if let txPower = advertisement.txPower { add(ADType.txPowerLevel, [UInt8(bitPattern: txPower)]) }
         if let name = advertisement.localName {

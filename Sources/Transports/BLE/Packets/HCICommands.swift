@@ -9,7 +9,7 @@ extension HCICommand {
 
     /// Which events the controller may send; bit 61 (LE Meta) must be set for any LE event.
     public static func setEventMask(_ mask: UInt64) -> HCICommand {
-        HCICommand(opcode: 0x0C01, parameters: PacketWriter.u64(mask))
+        HCICommand(opcode: 0x0C01, parameters: LittleEndian.u64(mask))
     }
 
     /// LE_Supported_Host, then Simultaneous_LE_Host (always 0: it is no longer used).
@@ -27,13 +27,13 @@ extension HCICommand {
     // MARK: Link control (OGF 0x01)
 
     public static func disconnect(handle: UInt16, reason: UInt8) -> HCICommand {
-        HCICommand(opcode: 0x0406, parameters: PacketWriter.u16(handle & 0x0FFF) + [reason])
+        HCICommand(opcode: 0x0406, parameters: LittleEndian.u16(handle & 0x0FFF) + [reason])
     }
 
     // MARK: LE controller (OGF 0x08)
 
     public static func leSetEventMask(_ mask: UInt64) -> HCICommand {
-        HCICommand(opcode: 0x2001, parameters: PacketWriter.u64(mask))
+        HCICommand(opcode: 0x2001, parameters: LittleEndian.u64(mask))
     }
 
     public static let leReadBufferSize = HCICommand(opcode: 0x2002)
@@ -46,8 +46,8 @@ extension HCICommand {
     /// Interval and window are in units of 0.625 ms; own address type 0 public, 1 random.
     public static func leSetScanParameters(active: Bool, interval: UInt16, window: UInt16,
                                            ownAddressType: UInt8, filterPolicy: UInt8) -> HCICommand {
-        HCICommand(opcode: 0x200B, parameters: [active ? 1 : 0] + PacketWriter.u16(interval)
-                   + PacketWriter.u16(window) + [ownAddressType, filterPolicy])
+        HCICommand(opcode: 0x200B, parameters: [active ? 1 : 0] + LittleEndian.u16(interval)
+                   + LittleEndian.u16(window) + [ownAddressType, filterPolicy])
     }
 
     public static func leSetScanEnable(_ enable: Bool, filterDuplicates: Bool) -> HCICommand {
@@ -60,13 +60,13 @@ extension HCICommand {
     public static func leCreateConnection(peer: BLEAddress, scanInterval: UInt16, scanWindow: UInt16,
                                           ownAddressType: UInt8, minInterval: UInt16, maxInterval: UInt16,
                                           latency: UInt16, supervisionTimeout: UInt16) -> HCICommand {
-        var p = PacketWriter.u16(scanInterval) + PacketWriter.u16(scanWindow)
+        var p = LittleEndian.u16(scanInterval) + LittleEndian.u16(scanWindow)
         p += [0x00, peer.kind == .random ? 0x01 : 0x00]
         p += peer.littleEndianBytes
         p += [ownAddressType]
-        p += PacketWriter.u16(minInterval) + PacketWriter.u16(maxInterval)
-        p += PacketWriter.u16(latency) + PacketWriter.u16(supervisionTimeout)
-        p += PacketWriter.u16(0) + PacketWriter.u16(0)
+        p += LittleEndian.u16(minInterval) + LittleEndian.u16(maxInterval)
+        p += LittleEndian.u16(latency) + LittleEndian.u16(supervisionTimeout)
+        p += LittleEndian.u16(0) + LittleEndian.u16(0)
         return HCICommand(opcode: 0x200D, parameters: p)
     }
 
@@ -88,13 +88,13 @@ extension HCICommand {
 
     /// Refuses a peer's request; the reason is usually 0x3B Unacceptable Connection Parameters.
     public static func leRemoteConnectionParameterRequestNegativeReply(handle: UInt16, reason: UInt8) -> HCICommand {
-        HCICommand(opcode: 0x2021, parameters: PacketWriter.u16(handle & 0x0FFF) + [reason])
+        HCICommand(opcode: 0x2021, parameters: LittleEndian.u16(handle & 0x0FFF) + [reason])
     }
 
     /// Handle, interval range, latency, timeout, then the two connection-event lengths (0: no preference).
     private static func connectionParameters(_ handle: UInt16, _ minInterval: UInt16, _ maxInterval: UInt16,
                                              _ latency: UInt16, _ timeout: UInt16) -> [UInt8] {
-        [handle & 0x0FFF, minInterval, maxInterval, latency, timeout, 0, 0].flatMap(PacketWriter.u16)
+        [handle & 0x0FFF, minInterval, maxInterval, latency, timeout, 0, 0].flatMap(LittleEndian.u16)
     }
 }
 

@@ -1,3 +1,5 @@
+import HAL
+
 /// The one-byte indicator that precedes every packet on an H4 (UART or TCP) stream.
 public enum HCIPacketType: UInt8, Sendable {
     case command = 0x01, acl = 0x02, sco = 0x03, event = 0x04, iso = 0x05
@@ -27,7 +29,7 @@ public struct HCICommand: Hashable, Sendable {
     /// Opcode, length and parameters, without the H4 indicator.
     public var encoded: [UInt8] {
         precondition(parameters.count <= 255, "HCI command parameters are limited to 255 bytes")
-        return PacketWriter.u16(opcode) + [UInt8(parameters.count)] + parameters
+        return LittleEndian.u16(opcode) + [UInt8(parameters.count)] + parameters
     }
 }
 

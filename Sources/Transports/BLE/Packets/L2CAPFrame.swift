@@ -1,3 +1,5 @@
+import HAL
+
 /// A basic-mode L2CAP PDU on an LE fixed channel: length, channel ID, payload (Vol 3 Part A §3.1).
 public struct L2CAPFrame: Hashable, Sendable {
     public static let att: UInt16 = 0x0004
@@ -25,6 +27,6 @@ public struct L2CAPFrame: Hashable, Sendable {
 
     public var encoded: [UInt8] {
         precondition(payload.count <= Int(UInt16.max), "an L2CAP payload is limited to 65535 bytes")
-        return PacketWriter.u16(UInt16(payload.count)) + PacketWriter.u16(channel) + payload
+        return LittleEndian.u16(UInt16(payload.count)) + LittleEndian.u16(channel) + payload
     }
 }

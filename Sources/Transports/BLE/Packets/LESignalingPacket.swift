@@ -1,3 +1,5 @@
+import HAL
+
 /// A command on the LE signaling channel (Vol 3 Part A §4): code, identifier, length, data.
 public enum LESignalingPacket: Hashable, Sendable {
     case commandReject(identifier: UInt8, reason: UInt16, data: [UInt8])
@@ -52,12 +54,12 @@ public enum LESignalingPacket: Hashable, Sendable {
 
     public var encoded: [UInt8] {
         let (code, data): (UInt8, [UInt8]) = switch self {
-        case .commandReject(_, let reason, let data): (Code.commandReject, PacketWriter.u16(reason) + data)
+        case .commandReject(_, let reason, let data): (Code.commandReject, LittleEndian.u16(reason) + data)
         case .connectionParameterUpdateRequest(_, let minInterval, let maxInterval, let latency, let timeout):
-            (Code.connectionParameterUpdateRequest, [minInterval, maxInterval, latency, timeout].flatMap(PacketWriter.u16))
-        case .connectionParameterUpdateResponse(_, let result): (Code.connectionParameterUpdateResponse, PacketWriter.u16(result))
+            (Code.connectionParameterUpdateRequest, [minInterval, maxInterval, latency, timeout].flatMap(LittleEndian.u16))
+        case .connectionParameterUpdateResponse(_, let result): (Code.connectionParameterUpdateResponse, LittleEndian.u16(result))
         case .other(let code, _, let data): (code, data)
         }
-        return [code, identifier] + PacketWriter.u16(UInt16(truncatingIfNeeded: data.count)) + data
+        return [code, identifier] + LittleEndian.u16(UInt16(truncatingIfNeeded: data.count)) + data
     }
 }

@@ -1,60 +1,14 @@
 import HAL
 
-/// Reads little-endian fields front to back, checking every length against what remains, so a
-/// hostile length can neither crash a parser nor make it allocate more than it was given.
-struct PacketReader {
-    private let bytes: [UInt8]
-    private(set) var offset: Int = 0
-    /// Names the packet in error messages, e.g. "LE Connection Complete".
-    let context: String
+/// HAL's `ByteReader` as the packet parsers use it: running short is `HCIParseError.truncated`,
+/// naming the packet and the field.
+typealias PacketReader = ByteReader<HCIParseError>
 
+extension ByteReader where Failure == HCIParseError {
     init(_ bytes: [UInt8], context: String) {
-        self.bytes = bytes
-        self.context = context
-    }
-
-    var remaining: Int { bytes.count - offset }
-    var isAtEnd: Bool { offset >= bytes.count }
-
-    mutating func require(_ count: Int, for field: String) throws(HCIParseError) {
-        guard count >= 0, remaining >= count else {
-            throw .truncated("\(context): \(field) needs \(count) bytes, \(max(remaining, 0)) left")
+        self.init(bytes, context: context) { context, field, needed, available in
+            .truncated("\(context): \(field) needs \(needed) bytes, \(available) left")
         }
-    }
-
-    mutating func u8(_ field: String) throws(HCIParseError) -> UInt8 {
-        try require(1, for: field)
-        defer { offset += 1 }
-        return bytes[offset]
-    }
-
-    mutating func i8(_ field: String) throws(HCIParseError) -> Int8 {
-        Int8(bitPattern: try u8(field))
-    }
-
-    mutating func u16(_ field: String) throws(HCIParseError) -> UInt16 {
-        try require(2, for: field)
-        defer { offset += 2 }
-        return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
-    }
-
-    mutating func u64(_ field: String) throws(HCIParseError) -> UInt64 {
-        try require(8, for: field)
-        var value: UInt64 = 0
-        for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
-        offset += 8
-        return value
-    }
-
-    mutating func bytes(_ count: Int, _ field: String) throws(HCIParseError) -> [UInt8] {
-        try require(count, for: field)
-        defer { offset += count }
-        return Array(bytes[offset..<offset + count])
-    }
-
-    mutating func rest() -> [UInt8] {
-        defer { offset = bytes.count }
-        return offset < bytes.count ? Array(bytes[offset...]) : []
     }
 
     mutating func address(kind: BLEAddress.Kind, _ field: String) throws(HCIParseError) -> BLEAddress {
