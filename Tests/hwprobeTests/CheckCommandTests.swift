@@ -47,6 +47,18 @@ import VirtualController
         (.wrongProperty, "gatt.alignment", "saw read"),
         (.outOfRange, "value.deviceInfo", "saw 150"),
         (.wrongErrorCode, "write.token-before-init", "saw ATT error 0x80"),
+        (.swappedScanResponse, "adv.form", "Manufacturer Data, Complete Local Name in the advertisement, 128-bit UUIDs in the scan response"),
+        (.advertisesWhileConnected, "adv.only-while-disconnected", "saw an advertisement"),
+        (.notifiesUnsubscribed, "notify.only-after-cccd", "notified"),
+        (.honoursWriteCommand, "write.command-ignored", "saw `scanState` notified state 1"),
+        (.wrongLengthCode, "write.token-length", "saw ATT error 0x13"),
+        (.confirmsUnaligned, "write.confirm-not-aligned", "saw the write accepted"),
+        (.skipsStepOff, "scan.order", "saw warmingUp (1) → ready (2) → scanning (3) → processing (5) → complete (6)"),
+        (.slowProcessing, "scan.deadlines", "complete (6) notified within 120 s"),
+        (.shortResult, "scan.result", "saw 8:"),
+        (.quietScale, "scan.scale-rate", "a second over"),
+        (.progressOutsideScan, "scan.progress", "progress 0 in ready (2); saw 50"),
+        (.staleAfterDisconnect, "state.disconnect-mid-scan", "saw error (7), progress 0, error 5"),
     ])
     func eachDeviationFailsExactlyItsCheck(_ deviation: MirrorPeripheral.Deviation, _ check: String, _ words: String) async throws {
         let (code, out, _) = try await run(["check", "--hci", "sim:?deviation=\(deviation.rawValue)", "C0:FF:EE:00:4F:2A",
