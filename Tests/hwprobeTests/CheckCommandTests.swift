@@ -128,7 +128,11 @@ struct CheckPeerTests {
         #expect(code == 0)
         #expect(CheckCommandTests.failed(json) == [], "\(json)")
         for (deviation, id) in [("no-service-uuid", "adv.service-uuid"), ("wrong-property", "gatt.deviceInfo"),
-                                ("out-of-range", "value.deviceInfo"), ("wrong-error-code", "write.token-before-init")] {
+                                ("out-of-range", "value.deviceInfo"), ("wrong-error-code", "write.token-before-init"),
+                                ("notifies-unsubscribed", "notify.only-after-cccd"), ("honours-write-command", "write.command-ignored"),
+                                ("wrong-length-code", "write.token-length"), ("confirms-unaligned", "write.confirm-not-aligned"),
+                                ("skips-step-off", "scan.order"), ("short-result", "scan.result"), ("progress-outside-scan", "scan.progress"),
+                                ("stale-after-disconnect", "state.disconnect-mid-scan")] {
             let peer = try await SharedPeers.shared.peer(["--profile", "mirror", "--speed", "10", "--deviation", deviation])
             let (failing, result) = try await check(peer, ["--profile", "mirror-v1"])
             #expect(failing == 1, "\(deviation)")
