@@ -127,6 +127,7 @@ struct CheckPeerTests {
         let (code, json) = try await check(try await SharedPeers.shared.peer(["--profile", "mirror", "--speed", "10"]))
         #expect(code == 0)
         #expect(CheckCommandTests.failed(json) == [], "\(json)")
+        #expect(json["skipped"]?.number == 0, "\(json)")
         for (deviation, id) in [("no-service-uuid", "adv.service-uuid"), ("wrong-property", "gatt.deviceInfo"),
                                 ("out-of-range", "value.deviceInfo"), ("wrong-error-code", "write.token-before-init"),
                                 ("notifies-unsubscribed", "notify.only-after-cccd"), ("honours-write-command", "write.command-ignored"),

@@ -496,7 +496,7 @@ class MirrorBehavior(_p.Behavior):
 # Deliberate departures from the profile (--deviation), for showing that `hwprobe check`
 # catches each: the same names as the in-process bench's (sim:?deviation=…). Not here:
 # swapped-scan-response (bumble delivers no scan responses, so this mirror advertises extended),
-# advertises-while-connected (bumble's controller stops the set on connecting), slow-processing
+# advertises-while-connected (would need the advertising set restarted while a link is up; not tried), slow-processing
 # and quiet-scale (at --speed their checks would wait minutes of real time, or see too short an
 # occupied spell to judge a rate).
 DEVIATIONS = ("no-service-uuid", "wrong-property", "out-of-range", "wrong-error-code", "notifies-unsubscribed",
