@@ -78,6 +78,26 @@ import VirtualController
         #expect(Self.failed(try JSONShape.parse(out)) == ["state.warm-up", "state.abort"])
     }
 
+    /// A scan whose person (or scale) never does what the next phase waits for fails
+    /// `scan.deadlines`, naming the phase and its deadline, and no other check: the checks that
+    /// judge the rest of the scan are skipped. On the bench's clock, so minutes take a second.
+    @Test(arguments: [
+        ("no-scale", "the scale present (`scale` flag bit 0) within 60 s"),
+        ("never-aligned", "`alignment` aligned within 120 s"),
+        ("never-steps-on", "someone on the scale, stable within 90 s"),
+        ("never-steps-off", "the scale reporting not occupied after stepOff within 30 s"),
+    ])
+    func aPhaseThatNeverEndsFailsTheScanDeadlines(_ fault: String, _ words: String) async throws {
+        let (code, out, _) = try await run(["check", "--hci", "sim:?fault=\(fault)", "C0:FF:EE:00:4F:2A", "--profile", "mirror-v1", "--json"])
+        #expect(code == 1)
+        let json = try JSONShape.parse(out)
+        #expect(Self.failed(json) == ["scan.deadlines"])
+        let checks = json["checks"]?.array ?? []
+        let message = checks.first { $0["id"]?.string == "scan.deadlines" }?["message"]?.string ?? ""
+        #expect(message.contains(words), "\(message)")
+        #expect(checks.first { $0["id"]?.string == "scan.result" }?["result"]?.string == "skip")
+    }
+
     @Test func theBenchScaleAgainstTheWeightScaleProfile() async throws {
         let (code, out, err) = try await run(["check", "--hci", "sim:", "D4:12:3A:00:18:1D", "--json"])
         #expect(code == 0, "\(err)")

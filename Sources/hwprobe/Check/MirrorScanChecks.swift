@@ -304,6 +304,7 @@ extension MirrorChecks {
                 throw .fail(expected: "a whole scan", seen: "error code \(error.count > 2 ? error[2] : 0) after \(seen)")
             }
             // As far as the scan got (a phase past its deadline is `scan.deadlines`' finding).
+            if order.isEmpty, let stop = record.stopped { throw .skip("the scan never started: it waited for \(stop.waitedFor)") }
             guard order == Array(expected.prefix(order.count)), record.stopped != nil || order == expected else {
                 throw .fail(expected: expected.map(stateName).joined(separator: " → "), seen: seen.isEmpty ? "no state notified" : seen)
             }
