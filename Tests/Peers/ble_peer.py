@@ -46,7 +46,7 @@ def parse_args(argv=None):
     parser.add_argument("--profile", choices=sorted(PROFILES), default="generic")
     parser.add_argument("--deviation", action="append", default=[], metavar="NAME",
                         help="mirror: depart from the profile on purpose (repeatable): no-service-uuid, wrong-property, "
-                             "out-of-range, wrong-error-code, notifies-unsubscribed, honours-write-command, "
+                             "out-of-range, wrong-error-code, advertises-while-connected, notifies-unsubscribed, honours-write-command, "
                              "wrong-length-code, confirms-unaligned, skips-step-off, short-result, "
                              "progress-outside-scan, stale-after-disconnect")
     parser.add_argument("--address", default=None,

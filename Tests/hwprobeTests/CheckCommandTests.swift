@@ -150,7 +150,7 @@ struct CheckPeerTests {
         #expect(json["skipped"]?.number == 0, "\(json)")
         for (deviation, id) in [("no-service-uuid", "adv.service-uuid"), ("wrong-property", "gatt.deviceInfo"),
                                 ("out-of-range", "value.deviceInfo"), ("wrong-error-code", "write.token-before-init"),
-                                ("notifies-unsubscribed", "notify.only-after-cccd"), ("honours-write-command", "write.command-ignored"),
+                                ("advertises-while-connected", "adv.only-while-disconnected"), ("notifies-unsubscribed", "notify.only-after-cccd"), ("honours-write-command", "write.command-ignored"),
                                 ("wrong-length-code", "write.token-length"), ("confirms-unaligned", "write.confirm-not-aligned"),
                                 ("skips-step-off", "scan.order"), ("short-result", "scan.result"), ("progress-outside-scan", "scan.progress"),
                                 ("stale-after-disconnect", "state.disconnect-mid-scan")] {
