@@ -8,7 +8,7 @@ import Transports
 extension MirrorChecks {
     // MARK: Advertising, heard again
 
-    /// The AD types a report carries, in order (a report that does not parse carries none).
+    /// The AD types a report carries, in order, up to the first structure that does not fit.
     static func adTypes(_ data: [UInt8]) -> [UInt8] {
         var types: [UInt8] = [], index = 0
         while index < data.count {
@@ -89,14 +89,15 @@ extension MirrorChecks {
             // A fresh connection: the scale switching on and the alignment changing are what a
             // mirror would notify if it did not wait for the CCCD.
             _ = try await s.reconnect()
-            let handles = Set(table.map { MirrorGATT.uuid($0.id) })
-            let trees = try await s.database()
-            let mirror = Set(trees.first { $0.service.uuid == service }?.characteristics.filter { handles.contains($0.uuid) }.map(\.valueHandle) ?? [])
-            let all = try await s.allNotifications()
+            let tree = try await s.database().first { $0.service.uuid == service }
+            var names: [UInt16: String] = [:]
+            for entry in table {
+                if let found = tree?.characteristics.first(where: { $0.uuid == MirrorGATT.uuid(entry.id) }) { names[found.valueHandle] = entry.name }
+            }
+            let all = try await s.allNotifications(), mirror = Set(names.keys)
             if let stray = await s.next(all, within: listen, where: { mirror.contains($0.handle) }) {
-                let name = table.first { entry in trees.contains { $0.characteristics.contains { $0.uuid == MirrorGATT.uuid(entry.id) && $0.valueHandle == stray.handle } } }?.name
                 throw .fail(expected: "no notification before any CCCD is written",
-                            seen: "`\(name ?? "handle \(stray.handle)")` notified \(CheckText.hex(stray.value)) within \(CheckText.seconds(listen)) of connecting")
+                            seen: "`\(names[stray.handle] ?? "handle \(stray.handle)")` notified \(CheckText.hex(stray.value)) within \(CheckText.seconds(listen)) of connecting")
             }
         },
     ]
