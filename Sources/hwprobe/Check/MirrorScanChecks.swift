@@ -160,14 +160,21 @@ extension MirrorChecks {
 
     static let scanKey = "mirror.scan"
 
-    /// The deadlines a client gives each phase (the profile's failure values), and the 5 s in
-    /// which writing `scanToken` must bring `warmingUp`.
-    static let phaseLimits: [String: Duration] = [
-        "scalePresent": .seconds(60), "aligned": .seconds(120), "warmingUp": .seconds(5), "ready": .seconds(30),
-        "onScale": .seconds(90), "progress": .seconds(30), "stepOff": .seconds(30), "processing": .seconds(120),
-    ]
+    /// The waits of a scan, each with the deadline a client gives it (the profile's failure
+    /// values), and the 5 s in which writing `scanToken` must bring `warmingUp`.
+    enum Phase: Sendable {
+        case scalePresent, aligned, warmingUp, ready, onScale, progress, stepOff, processing
 
-    static func limit(_ phase: String) -> Duration { phaseLimits[phase] ?? .seconds(30) }
+        var limit: Duration {
+            switch self {
+            case .scalePresent: .seconds(60)
+            case .aligned, .processing: .seconds(120)
+            case .warmingUp: .seconds(5)
+            case .ready, .progress, .stepOff: .seconds(30)
+            case .onScale: .seconds(90)
+            }
+        }
+    }
 
     /// Runs a scan as a client does — subscribe to `scanState`, `scale` and `alignment`, wait for
     /// the scale and the alignment, confirm, `init`, `scanToken`, wait for ready and someone
@@ -193,8 +200,8 @@ extension MirrorChecks {
 
         /// Consumes notifications, recording each, until `done` holds (checked first): true; or
         /// until the mirror goes to `error` or the phase's deadline passes: false.
-        func wait(_ what: String, _ phase: String, _ done: @escaping @Sendable (ScanRecord, Bool) -> Bool) async -> Bool {
-            let limit = limit(phase), start = s.elapsed()
+        func wait(_ what: String, _ phase: Phase, _ done: @escaping @Sendable (ScanRecord, Bool) -> Bool) async -> Bool {
+            let limit = phase.limit, start = s.elapsed()
             while true {
                 let (current, isAligned) = (record.withLock { $0 }, aligned.withLock { $0 })
                 if current.error != nil { return false }
@@ -228,29 +235,29 @@ extension MirrorChecks {
         /// Follows the mirror from start scan to complete; false when it stopped short.
         func follow() async -> Bool {
             let occupied: UInt8 = 0x02
-            guard await wait("scanning (3) notified after start scan", "progress", { r, _ in r.saw(3) }) else { return false }
+            guard await wait("scanning (3) notified after start scan", .progress, { r, _ in r.saw(3) }) else { return false }
             // Progress until the mirror leaves scanning, each notification within the deadline.
             while record.withLock({ $0.states.last?.state }) == 3 {
                 let count = record.withLock { $0.states.count }
-                guard await wait("a progress notification or the next state", "progress", { r, _ in r.states.count > count }) else { return false }
+                guard await wait("a progress notification or the next state", .progress, { r, _ in r.states.count > count }) else { return false }
             }
-            guard await wait("the scale reporting not occupied after stepOff", "stepOff", { r, _ in (r.scaleFlags ?? 0) & occupied == 0 }),
-                  await wait("processing (5) notified after the person stepped off", "stepOff", { r, _ in r.saw(5) }),
-                  await wait("complete (6) notified", "processing", { r, _ in r.saw(6) }) else { return false }
+            guard await wait("the scale reporting not occupied after stepOff", .stepOff, { r, _ in (r.scaleFlags ?? 0) & occupied == 0 }),
+                  await wait("processing (5) notified after the person stepped off", .stepOff, { r, _ in r.saw(5) }),
+                  await wait("complete (6) notified", .processing, { r, _ in r.saw(6) }) else { return false }
             return true
         }
 
-        guard await wait("the scale present (`scale` flag bit 0)", "scalePresent", { r, _ in (r.scaleFlags ?? 0) & 0x01 != 0 }),
-              await wait("`alignment` aligned", "aligned", { _, isAligned in isAligned }) else {
+        guard await wait("the scale present (`scale` flag bit 0)", .scalePresent, { r, _ in (r.scaleFlags ?? 0) & 0x01 != 0 }),
+              await wait("`alignment` aligned", .aligned, { _, isAligned in isAligned }) else {
             try await abort(s)
             return record.withLock { $0 }
         }
         try await write("control", [0x01])
         try await write("init", initValue)
         try await write("scanToken", token)
-        guard await wait("warmingUp (1) notified after `scanToken`", "warmingUp", { r, _ in r.saw(1) }),
-              await wait("ready (2) notified", "ready", { r, _ in r.saw(2) }),
-              await wait("someone on the scale, stable", "onScale", { r, _ in (r.scaleFlags ?? 0) & 0x06 == 0x06 }) else {
+        guard await wait("warmingUp (1) notified after `scanToken`", .warmingUp, { r, _ in r.saw(1) }),
+              await wait("ready (2) notified", .ready, { r, _ in r.saw(2) }),
+              await wait("someone on the scale, stable", .onScale, { r, _ in (r.scaleFlags ?? 0) & 0x06 == 0x06 }) else {
             try await abort(s)
             return record.withLock { $0 }
         }
@@ -395,9 +402,9 @@ extension MirrorChecks {
             try await warmUp(s)
             let flags = try await readValue("scale", s).first ?? 0
             if flags & 0x06 != 0x06 {
-                guard await s.next(weights, within: limit("onScale"), where: { ($0.first ?? 0) & 0x06 == 0x06 }) != nil else {
+                guard await s.next(weights, within: Phase.onScale.limit, where: { ($0.first ?? 0) & 0x06 == 0x06 }) != nil else {
                     try await abort(s)
-                    throw .skip("needs someone stable on the scale within \(CheckText.seconds(limit("onScale")))")
+                    throw .skip("needs someone stable on the scale within \(CheckText.seconds(Phase.onScale.limit))")
                 }
             }
             if let refused = try await s.write(try await characteristic("control", s), [0x02]) {
