@@ -98,6 +98,22 @@ import VirtualController
         #expect(checks.first { $0["id"]?.string == "scan.result" }?["result"]?.string == "skip")
     }
 
+    /// Under 10 % a mirror must refuse to scan with error 6: `scan.order` is skipped saying so,
+    /// and nothing fails.
+    @Test func aFlatBatteryRefusingTheScanIsNoFailure() async throws {
+        var script = MirrorScript()
+        script.info.batteryPercent = 5
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.bench = SimulatedBench(clock: ScaledClock(speed: 25), mirrorScript: script)
+        let code = await cli.run(["check", "--hci", "sim:", "--json"])
+        let json = try JSONShape.parse(captured.stdout)
+        #expect(code == 0 && Self.failed(json) == [], "\(captured.stdout)")
+        let order = (json["checks"]?.array ?? []).first { $0["id"]?.string == "scan.order" }
+        #expect(order?["result"]?.string == "skip")
+        #expect(order?["message"]?.string?.contains("battery is at 5 %") == true, "\(order?["message"]?.string ?? "")")
+    }
+
     @Test func theBenchScaleAgainstTheWeightScaleProfile() async throws {
         let (code, out, err) = try await run(["check", "--hci", "sim:", "D4:12:3A:00:18:1D", "--json"])
         #expect(code == 0, "\(err)")

@@ -32,13 +32,16 @@ import Transports
 ///   phases' deadlines `scan.deadlines`, progress rising and 0 elsewhere `scan.progress`,
 ///   stepOff until the scale is vacated `scan.step-off`, `scale` about 5 a second while occupied
 ///   `scan.scale-rate`, `result` after complete and its encoding `scan.result`.
+/// - `scale` notifying its flags' changes and `alignment` its changes: the scan waits on those
+///   notifications, so a mirror that leaves them out fails `scan.deadlines`, naming the wait.
 /// - Disconnection returns the mirror to idle, and notifications flow again once subscribed:
 ///   `state.reconnect` (from warmingUp) and `state.disconnect-mid-scan` (from scanning).
 ///
 /// Not observable by a client, so not checked: start scan with the battery under 10 % giving
-/// error 6 (needs a mirror with a flat battery), stepping off during scanning giving error 4 and
-/// an error lasting until reset (need the person to misbehave on cue); the client-side rules
-/// (deadlines' warnings, preflight, screens) are the flow's, tested with the flows.
+/// error 6 (only on a mirror with a flat battery, where `scan.order` is skipped on seeing it),
+/// stepping off during scanning giving error 4 and an error lasting until reset (the person would
+/// have to misbehave on cue); the client-side rules (deadlines' warnings, preflight, screens) are
+/// the flow's, tested with the flows.
 enum MirrorChecks {
     static let service = MirrorGATT.service
 
