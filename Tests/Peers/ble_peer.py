@@ -46,7 +46,9 @@ def parse_args(argv=None):
     parser.add_argument("--profile", choices=sorted(PROFILES), default="generic")
     parser.add_argument("--deviation", action="append", default=[], metavar="NAME",
                         help="mirror: depart from the profile on purpose (repeatable): no-service-uuid, wrong-property, "
-                             "out-of-range, wrong-error-code")
+                             "out-of-range, wrong-error-code, advertises-while-connected, notifies-unsubscribed, honours-write-command, "
+                             "wrong-length-code, confirms-unaligned, skips-step-off, short-result, "
+                             "progress-outside-scan, stale-after-disconnect")
     parser.add_argument("--address", default=None,
                         help="peripheral address (default B0:B0:B0:00:00:01, or C2:B0:B0:00:00:01 with --random)")
     parser.add_argument("--random", action="store_true", help="advertise with a static random address")

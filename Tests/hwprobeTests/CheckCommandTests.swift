@@ -47,6 +47,18 @@ import VirtualController
         (.wrongProperty, "gatt.alignment", "saw read"),
         (.outOfRange, "value.deviceInfo", "saw 150"),
         (.wrongErrorCode, "write.token-before-init", "saw ATT error 0x80"),
+        (.swappedScanResponse, "adv.form", "Manufacturer Data, Complete Local Name in the advertisement, 128-bit UUIDs in the scan response"),
+        (.advertisesWhileConnected, "adv.only-while-disconnected", "saw an advertisement"),
+        (.notifiesUnsubscribed, "notify.only-after-cccd", "notified"),
+        (.honoursWriteCommand, "write.command-ignored", "saw `scanState` notified state 1"),
+        (.wrongLengthCode, "write.token-length", "saw ATT error 0x13"),
+        (.confirmsUnaligned, "write.confirm-not-aligned", "saw the write accepted"),
+        (.skipsStepOff, "scan.order", "saw warmingUp (1) → ready (2) → scanning (3) → processing (5) → complete (6)"),
+        (.slowProcessing, "scan.deadlines", "complete (6) notified within 120 s"),
+        (.shortResult, "scan.result", "saw 8:"),
+        (.quietScale, "scan.scale-rate", "a second over"),
+        (.progressOutsideScan, "scan.progress", "progress 0 in ready (2); saw 50"),
+        (.staleAfterDisconnect, "state.disconnect-mid-scan", "saw error (7), progress 0, error 5"),
     ])
     func eachDeviationFailsExactlyItsCheck(_ deviation: MirrorPeripheral.Deviation, _ check: String, _ words: String) async throws {
         let (code, out, _) = try await run(["check", "--hci", "sim:?deviation=\(deviation.rawValue)", "C0:FF:EE:00:4F:2A",
@@ -64,6 +76,42 @@ import VirtualController
         let (code, out, _) = try await run(["check", "--hci", "sim:?fault=silence&at=warmingUp", "--json"])
         #expect(code == 1)
         #expect(Self.failed(try JSONShape.parse(out)) == ["state.warm-up", "state.abort"])
+    }
+
+    /// A scan whose person (or scale) never does what the next phase waits for fails
+    /// `scan.deadlines`, naming the phase and its deadline, and no other check: the checks that
+    /// judge the rest of the scan are skipped. On the bench's clock, so minutes take a second.
+    @Test(arguments: [
+        ("no-scale", "the scale present (`scale` flag bit 0) within 60 s"),
+        ("never-aligned", "`alignment` aligned within 120 s"),
+        ("never-steps-on", "someone on the scale, stable within 90 s"),
+        ("never-steps-off", "the scale reporting not occupied after stepOff within 30 s"),
+    ])
+    func aPhaseThatNeverEndsFailsTheScanDeadlines(_ fault: String, _ words: String) async throws {
+        let (code, out, _) = try await run(["check", "--hci", "sim:?fault=\(fault)", "C0:FF:EE:00:4F:2A", "--profile", "mirror-v1", "--json"])
+        #expect(code == 1)
+        let json = try JSONShape.parse(out)
+        #expect(Self.failed(json) == ["scan.deadlines"])
+        let checks = json["checks"]?.array ?? []
+        let message = checks.first { $0["id"]?.string == "scan.deadlines" }?["message"]?.string ?? ""
+        #expect(message.contains(words), "\(message)")
+        #expect(checks.first { $0["id"]?.string == "scan.result" }?["result"]?.string == "skip")
+    }
+
+    /// Under 10 % a mirror must refuse to scan with error 6: `scan.order` is skipped saying so,
+    /// and nothing fails.
+    @Test func aFlatBatteryRefusingTheScanIsNoFailure() async throws {
+        var script = MirrorScript()
+        script.info.batteryPercent = 5
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.bench = SimulatedBench(clock: ScaledClock(speed: 25), mirrorScript: script)
+        let code = await cli.run(["check", "--hci", "sim:", "--json"])
+        let json = try JSONShape.parse(captured.stdout)
+        #expect(code == 0 && Self.failed(json) == [], "\(captured.stdout)")
+        let order = (json["checks"]?.array ?? []).first { $0["id"]?.string == "scan.order" }
+        #expect(order?["result"]?.string == "skip")
+        #expect(order?["message"]?.string?.contains("battery is at 5 %") == true, "\(order?["message"]?.string ?? "")")
     }
 
     @Test func theBenchScaleAgainstTheWeightScaleProfile() async throws {
@@ -115,8 +163,13 @@ struct CheckPeerTests {
         let (code, json) = try await check(try await SharedPeers.shared.peer(["--profile", "mirror", "--speed", "10"]))
         #expect(code == 0)
         #expect(CheckCommandTests.failed(json) == [], "\(json)")
+        #expect(json["skipped"]?.number == 0, "\(json)")
         for (deviation, id) in [("no-service-uuid", "adv.service-uuid"), ("wrong-property", "gatt.deviceInfo"),
-                                ("out-of-range", "value.deviceInfo"), ("wrong-error-code", "write.token-before-init")] {
+                                ("out-of-range", "value.deviceInfo"), ("wrong-error-code", "write.token-before-init"),
+                                ("advertises-while-connected", "adv.only-while-disconnected"), ("notifies-unsubscribed", "notify.only-after-cccd"), ("honours-write-command", "write.command-ignored"),
+                                ("wrong-length-code", "write.token-length"), ("confirms-unaligned", "write.confirm-not-aligned"),
+                                ("skips-step-off", "scan.order"), ("short-result", "scan.result"), ("progress-outside-scan", "scan.progress"),
+                                ("stale-after-disconnect", "state.disconnect-mid-scan")] {
             let peer = try await SharedPeers.shared.peer(["--profile", "mirror", "--speed", "10", "--deviation", deviation])
             let (failing, result) = try await check(peer, ["--profile", "mirror-v1"])
             #expect(failing == 1, "\(deviation)")

@@ -46,10 +46,10 @@ extension ControllerCore {
         let advertising = slots[index].peripheral.advertising
         slots[index].lastAdvertisingEvent = now
         slots[index].nextAdvertisingEvent = isListening ? nextEvent(index, atOrAfter: now) : nil
-        guard slots[index].handle == nil, slots[index].peripheral.isAdvertising else { return }
+        guard slots[index].handle == nil || slots[index].peripheral.advertisesWhileConnected, slots[index].peripheral.isAdvertising else { return }
         let address = slots[index].peripheral.address
         // An initiator connects on the advertisement itself (CONNECT_IND answers it), Vol 6 Part B §4.5.
-        if let initiator, advertising.connectable, accepts(initiator, address: address, form: advertising.form) {
+        if slots[index].handle == nil, let initiator, advertising.connectable, accepts(initiator, address: address, form: advertising.form) {
             establish(index, initiator, at: now)
             return
         }

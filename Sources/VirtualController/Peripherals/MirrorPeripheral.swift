@@ -13,6 +13,8 @@ public struct MirrorPeripheral: VirtualPeripheral {
     private var behaviour: Behaviour
     /// A silenced mirror keeps its link and answers requests but sends nothing by itself.
     private var silent = false
+    /// The last `scale` notified (`quiet-scale` notifies only changes of its flags).
+    private var lastScale: ScaleStatus?
 
     /// The value handles of the profile's characteristics.
     public struct Handles: Hashable, Sendable {
@@ -34,6 +36,31 @@ public struct MirrorPeripheral: VirtualPeripheral {
         case outOfRange = "out-of-range"
         /// `scanToken` before `init` is refused with 0x80 instead of 0x81.
         case wrongErrorCode = "wrong-error-code"
+        /// Legacy advertising with the service UUIDs in the scan response and the manufacturer
+        /// data and name in the advertisement (the other way round from the profile).
+        case swappedScanResponse = "swapped-scan-response"
+        /// Goes on advertising while a central is connected.
+        case advertisesWhileConnected = "advertises-while-connected"
+        /// Notifies whether or not the client wrote the CCCD.
+        case notifiesUnsubscribed = "notifies-unsubscribed"
+        /// Acts on Write Commands to `init`, `scanToken` and `control` (which only take requests).
+        case honoursWriteCommand = "honours-write-command"
+        /// A `scanToken` of the wrong length is refused with 0x13 instead of 0x0D.
+        case wrongLengthCode = "wrong-length-code"
+        /// Accepts confirm alignment while the scale is not aligned.
+        case confirmsUnaligned = "confirms-unaligned"
+        /// Never notifies stepOff (it still goes through it).
+        case skipsStepOff = "skips-step-off"
+        /// Processing takes 150 s, past a client's 120 s deadline.
+        case slowProcessing = "slow-processing"
+        /// `result` is 8 bytes: no point count.
+        case shortResult = "short-result"
+        /// `scale` notifies only when its flags change, not 5 times a second while occupied.
+        case quietScale = "quiet-scale"
+        /// Notifies `ready` with progress 50.
+        case progressOutsideScan = "progress-outside-scan"
+        /// A central that leaves mid-scan finds the mirror in `error` (code 5) on reconnecting.
+        case staleAfterDisconnect = "stale-after-disconnect"
     }
 
     public let deviations: Set<Deviation>
@@ -47,8 +74,16 @@ public struct MirrorPeripheral: VirtualPeripheral {
         self.deviations = deviations
         var advertisement = script.advertisement
         if deviations.contains(.noServiceUUID) { advertisement.serviceUUIDs.removeAll { $0 == MirrorGATT.service } }
-        advertising = VirtualAdvertising(form: VirtualAdvertising.form(for: advertisement, extended: extendedAdvertising),
-                                         interval: interval, firstEvent: firstAdvertisement, rssi: script.rssi)
+        var form = VirtualAdvertising.form(for: advertisement, extended: extendedAdvertising)
+        if deviations.contains(.swappedScanResponse), !extendedAdvertising {
+            var primary = advertisement, secondary = Advertisement()
+            primary.serviceUUIDs = []
+            secondary.serviceUUIDs = advertisement.serviceUUIDs
+            form = .legacy(advertisingData: AdvertisingData.encode(primary), scanResponse: AdvertisingData.encode(secondary))
+        }
+        advertising = VirtualAdvertising(form: form, interval: interval, firstEvent: firstAdvertisement, rssi: script.rssi)
+        var script = script
+        if deviations.contains(.slowProcessing) { script.processingDuration = .seconds(150) }
         let database = Self.database(name: script.name, deviations: deviations)
         server = ATTServer(database: database, preferredMTU: ATTMTU.preferred)
         func handle(_ id: UInt8) -> UInt16 { database.valueHandle(of: MirrorGATT.uuid(id)) ?? 0 }
@@ -63,16 +98,17 @@ public struct MirrorPeripheral: VirtualPeripheral {
 
     static func database(name: String, deviations: Set<Deviation> = []) -> AttributeDatabase {
         var builder = AttributeDatabase.Builder()
+        let commands: Attribute.Permissions = deviations.contains(.honoursWriteCommand) ? .writeCommand : []
         builder.standardServices(deviceName: name, appearance: 0x0000)
         builder.service(MirrorGATT.service, [
             CharacteristicDefinition(MirrorGATT.uuid(0x02), .read),
-            CharacteristicDefinition(MirrorGATT.uuid(0x03), .write),
-            CharacteristicDefinition(MirrorGATT.uuid(0x04), .write),
+            CharacteristicDefinition(MirrorGATT.uuid(0x03), .write, extraPermissions: commands),
+            CharacteristicDefinition(MirrorGATT.uuid(0x04), .write, extraPermissions: commands),
             CharacteristicDefinition(MirrorGATT.uuid(0x05), [.read, .notify]),
             CharacteristicDefinition(MirrorGATT.uuid(0x06), [.read, .notify], omitClientConfiguration: deviations.contains(.missingCCCD)),
             CharacteristicDefinition(MirrorGATT.uuid(0x07), [.read, .notify],
                                      declaredProperties: deviations.contains(.wrongProperty) ? .read : nil),
-            CharacteristicDefinition(MirrorGATT.uuid(0x08), .write),
+            CharacteristicDefinition(MirrorGATT.uuid(0x08), .write, extraPermissions: commands),
             CharacteristicDefinition(MirrorGATT.uuid(0x09), .read),
         ])
         return builder.build()
@@ -81,11 +117,13 @@ public struct MirrorPeripheral: VirtualPeripheral {
     // MARK: VirtualPeripheral
 
     /// "A mirror advertises only while no central is connected to it."
-    public var isAdvertising: Bool { !connected }
+    public var isAdvertising: Bool { !connected || deviations.contains(.advertisesWhileConnected) }
+    public var advertisesWhileConnected: Bool { deviations.contains(.advertisesWhileConnected) }
 
     public mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
         connected = true
         silent = false
+        lastScale = nil
         server.reset()
         return notifications(behaviour.simulation.connect(at: now))
     }
@@ -93,6 +131,9 @@ public struct MirrorPeripheral: VirtualPeripheral {
     public mutating func linkDown(reason: UInt8, at now: Duration) {
         connected = false
         server.reset()
+        if deviations.contains(.staleAfterDisconnect), [.scanning, .stepOff, .processing].contains(behaviour.simulation.state) {
+            behaviour.stale = MirrorScanStatus(state: .error, error: .mirrorTimedOut)
+        }
         behaviour.simulation.disconnected()
     }
 
@@ -124,10 +165,17 @@ public struct MirrorPeripheral: VirtualPeripheral {
         for output in outputs {
             let pdu: [UInt8]?
             switch output {
-            case .scanState(let status): pdu = silent ? nil : server.notification(valueHandle: handles.scanState, value: MirrorProfileValues.scanState(status))
-            case .scale(let status): pdu = silent ? nil : server.notification(valueHandle: handles.scale, value: MirrorProfileValues.scale(status))
+            case .scanState(let status):
+                if deviations.contains(.skipsStepOff), status.state == .stepOff { continue }
+                var value = MirrorProfileValues.scanState(status)
+                if deviations.contains(.progressOutsideScan), status.state == .ready { value[1] = 50 }
+                pdu = silent ? nil : notification(handles.scanState, value)
+            case .scale(let status):
+                if deviations.contains(.quietScale), let last = lastScale, MirrorProfileValues.scale(last).first == MirrorProfileValues.scale(status).first { continue }
+                lastScale = status
+                pdu = silent ? nil : notification(handles.scale, MirrorProfileValues.scale(status))
             case .alignment(let alignment):
-                pdu = silent ? nil : server.notification(valueHandle: handles.alignment, value: MirrorProfileValues.alignment(alignment))
+                pdu = silent ? nil : notification(handles.alignment, MirrorProfileValues.alignment(alignment))
             case .silenced:
                 silent = true
                 pdu = nil
@@ -138,6 +186,12 @@ public struct MirrorPeripheral: VirtualPeripheral {
             if let pdu { actions.append(PeripheralChannels.att(pdu)) }
         }
         return actions
+    }
+
+    /// A notification of `value`, if the client subscribed (or, deviating, whether or not).
+    private func notification(_ handle: UInt16, _ value: [UInt8]) -> [UInt8]? {
+        if deviations.contains(.notifiesUnsubscribed) { return ATTPDU.handleValueNotification(handle: handle, value: value).encoded }
+        return server.notification(valueHandle: handle, value: value)
     }
 
     static func hciReason(_ reason: DisconnectReason) -> UInt8 {
@@ -159,6 +213,8 @@ public struct MirrorPeripheral: VirtualPeripheral {
         var deviations: Set<Deviation> = []
         var now = Duration.zero
         var outputs: [MirrorSimulation.Output] = []
+        /// What `stale-after-disconnect` reports instead of the state, until a `control` write.
+        var stale: MirrorScanStatus?
 
         mutating func read(_ handle: UInt16) -> Result<[UInt8], ATTRefusal> {
             switch handle {
@@ -166,11 +222,14 @@ public struct MirrorPeripheral: VirtualPeripheral {
                 var info = simulation.script.info
                 if deviations.contains(.outOfRange) { info.batteryPercent = 150 }
                 return .success(MirrorProfileValues.deviceInfo(info))
-            case handles.scanState: return .success(MirrorProfileValues.scanState(simulation.scanStatus))
+            case handles.scanState: return .success(MirrorProfileValues.scanState(stale ?? simulation.scanStatus))
             case handles.scale: return .success(MirrorProfileValues.scale(simulation.scale))
             case handles.alignment: return .success(MirrorProfileValues.alignment(simulation.alignment))
             case handles.result:
-                do { return .success(MirrorProfileValues.result(try simulation.result())) } catch { return .failure(.readNotPermitted) }
+                do {
+                    let value = MirrorProfileValues.result(try simulation.result())
+                    return .success(deviations.contains(.shortResult) ? Array(value.prefix(8)) : value)
+                } catch { return .failure(.readNotPermitted) }
             default: return .failure(.readNotPermitted)
             }
         }
@@ -178,7 +237,7 @@ public struct MirrorPeripheral: VirtualPeripheral {
         mutating func write(_ value: [UInt8], to handle: UInt16, withResponse: Bool) -> ATTRefusal? {
             // A Write Command to a characteristic that only takes Write Requests is ignored (the
             // server never gets here for those); none of the profile's take commands.
-            guard withResponse else { return nil }
+            guard withResponse || deviations.contains(.honoursWriteCommand) else { return nil }
             let command: MirrorCommand
             switch handle {
             case handles.initialize:
@@ -186,12 +245,15 @@ public struct MirrorPeripheral: VirtualPeripheral {
                 guard value[0] == 0x01, let units = MeasurementSystem(rawValue: value[3]) else { return .valueNotAllowed }
                 command = .initialize(heightMillimetres: UInt16(value[1]) | UInt16(value[2]) << 8, units: units)
             case handles.scanToken:
-                guard value.count == 16 else { return .invalidLength }
+                guard value.count == 16 else { return deviations.contains(.wrongLengthCode) ? .valueNotAllowed : .invalidLength }
                 command = .scanToken(value)
             case handles.control:
                 guard value.count == 1 else { return .invalidLength }
+                stale = nil
                 switch value[0] {
-                case 0x01: command = .confirmAlignment
+                case 0x01:
+                    if deviations.contains(.confirmsUnaligned) { return nil }
+                    command = .confirmAlignment
                 case 0x02: command = .startScan
                 case 0x03: command = .abort
                 case 0x04: command = .reset

@@ -13,6 +13,8 @@ public protocol VirtualPeripheral: Sendable {
     var advertising: VirtualAdvertising { get }
     /// Whether it advertises now (most stop while a central is connected).
     var isAdvertising: Bool { get }
+    /// Whether it goes on advertising with a central connected (see the extension's default).
+    var advertisesWhileConnected: Bool { get }
 
     /// A central connected.
     mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction]
@@ -34,6 +36,9 @@ public protocol VirtualPeripheral: Sendable {
 }
 
 extension VirtualPeripheral {
+    /// Whether it goes on advertising with a central connected (no profile's peripheral does;
+    /// a deviating mirror can, to show a check catching it).
+    public var advertisesWhileConnected: Bool { false }
     public mutating func linkChanged(_ change: VirtualLinkChange, at now: Duration) -> [PeripheralAction] { [] }
     public mutating func framesToSend(room: Int, at now: Duration) -> [L2CAPFrame] { [] }
 }

@@ -10,6 +10,11 @@ final class CheckSession: Sendable {
     let central: BLECentral
     let clock: any Clock<Duration>
     private let state = Locked<(connection: BLEConnection?, trees: [GATTServiceTree]?)>((nil, nil))
+    /// What one check observed for later checks to judge (a whole scan is run once and judged
+    /// by several checks), by key.
+    private let records = Locked<[String: any Sendable]>([:])
+    /// Time since the session began, on its clock (the bench's scaled clock in tests).
+    let elapsed: @Sendable () -> Duration
 
     /// How long a connection may take before the device counts as gone.
     static let connectDeadline: Duration = .seconds(10)
@@ -19,7 +24,19 @@ final class CheckSession: Sendable {
         self.advertisement = advertisement
         self.central = central
         self.clock = clock
+        elapsed = Self.stopwatch(clock)
     }
+
+    private static func stopwatch<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+
+    /// Keeps what a check observed under `key`, for the checks that judge it.
+    func remember(_ value: some Sendable, as key: String) { records.withLock { $0[key] = value } }
+
+    /// What a check kept under `key`, if it ran and kept a `T`.
+    func recalled<T: Sendable>(_ key: String, as type: T.Type = T.self) -> T? { records.withLock { $0[key] as? T } }
 
     /// The live connection, connecting first if there is none (or the last one ended).
     func connection() async throws(CheckFinding) -> BLEConnection {
@@ -38,6 +55,68 @@ final class CheckSession: Sendable {
     func disconnect() async {
         guard let connection = state.withLock({ s -> BLEConnection? in defer { s.connection = nil }; return s.connection }) else { return }
         await connection.disconnect()
+    }
+
+    /// A fresh connection: ends the live one first (the mirror starts each connection idle).
+    func reconnect() async throws(CheckFinding) -> BLEConnection {
+        await disconnect()
+        return try await connection()
+    }
+
+    /// The advertising reports of this device heard within `limit` (a scan of its own, with scan
+    /// requests, so a legacy advertiser's scan responses come too), stopping early once `enough`
+    /// holds for what was heard. Works while connected: that is how a check sees a mirror
+    /// advertise when it should not.
+    func advertisingReports(within limit: Duration,
+                            until enough: @escaping @Sendable ([LEAdvertisingReport]) -> Bool = { _ in false })
+        async throws(CheckFinding) -> [LEAdvertisingReport] {
+        let reports: AsyncThrowingStream<LEAdvertisingReport, any Error>
+        do throws(BLEError) { reports = try await central.host.scan(active: true) } catch {
+            throw .fail(expected: "the controller to scan", seen: "\(error)")
+        }
+        let address = address, clock = clock
+        let heard = Locked<[LEAdvertisingReport]>([])
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    for try await report in reports where report.address.bytes == address.bytes && report.address.kind == address.kind {
+                        let all = heard.withLock { list -> [LEAdvertisingReport] in
+                            list.append(report)
+                            return list
+                        }
+                        if enough(all) { return }
+                    }
+                } catch {}
+            }
+            group.addTask { try? await clock.sleep(for: limit) }
+            _ = await group.next()
+            group.cancelAll()
+        }
+        return heard.withLock { $0 }
+    }
+
+    /// A Write Command (no response): the mirror must ignore it on a characteristic that only
+    /// takes Write Requests.
+    func writeCommand(_ characteristic: GATTCharacteristic, _ value: [UInt8]) async throws(CheckFinding) {
+        let connection = try await connection()
+        do throws(BLEError) { try await connection.gatt.writeWithoutResponse(characteristic.valueHandle, value) } catch {
+            throw .fail(expected: "a Write Command to \(characteristic.uuid) sent", seen: "\(error)")
+        }
+    }
+
+    /// Every notification the link carries, subscribed or not (to see one that should not come),
+    /// from now on.
+    func allNotifications() async throws(CheckFinding) -> NotificationValues<ATTNotification> {
+        try await connection().bearer.notifications()
+    }
+
+    /// Writes `01 00` to the characteristic's CCCD without a stream of its own (the values come
+    /// through `allNotifications()`).
+    func enableNotifications(_ characteristic: GATTCharacteristic) async throws(CheckFinding) {
+        let connection = try await connection()
+        do throws(BLEError) { try await connection.gatt.enableNotifications(characteristic) } catch {
+            throw .fail(expected: "notifications of \(characteristic.uuid) to turn on through its CCCD", seen: "\(error)")
+        }
     }
 
     /// The whole database, discovered once.
@@ -93,10 +172,10 @@ final class CheckSession: Sendable {
     }
 
     /// The first value from `values` that `accept` takes, waiting at most `limit`; nil when none came.
-    func next(_ values: NotificationValues<[UInt8]>, within limit: Duration,
-              where accept: @escaping @Sendable ([UInt8]) -> Bool = { _ in true }) async -> [UInt8]? {
+    func next<Value: Sendable>(_ values: NotificationValues<Value>, within limit: Duration,
+                               where accept: @escaping @Sendable (Value) -> Bool = { _ in true }) async -> Value? {
         let clock = clock
-        return await withTaskGroup(of: [UInt8]?.self) { group in
+        return await withTaskGroup(of: Value?.self) { group in
             group.addTask {
                 for await value in values where accept(value) { return value }
                 return nil

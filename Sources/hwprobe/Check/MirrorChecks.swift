@@ -9,6 +9,39 @@ import Transports
 ///
 /// The checks run in this order on one connection (a fresh one where the state must be idle),
 /// and leave the mirror idle: the state checks abort what they start.
+///
+/// The specification's requirements a client can observe, and the checks that observe them:
+/// - Advertising: Flags `adv.flags`; the service UUID `adv.service-uuid`; manufacturer data
+///   `adv.manufacturer`; the name `adv.name`; connectable `adv.connectable`; the two forms
+///   (extended with all four, or legacy with the rest in the scan response) `adv.form`;
+///   advertising only while no central is connected `adv.only-while-disconnected`.
+/// - The service and its table: `gatt.service`, `gatt.<name>` for each characteristic and its
+///   properties, `gatt.cccd.<name>` for the three that notify.
+/// - Notifications only after `01 00` is written to the CCCD: `notify.only-after-cccd`.
+/// - Values: `value.deviceInfo`, `value.scanState` (idle on connecting, progress 0 while idle),
+///   `value.scale`, `value.alignment`; `result` before complete refused with 0x02
+///   `value.result-before-complete`.
+/// - Writes: 0x81 `write.token-before-init`; 0x82 `write.start-not-ready`; 0x13
+///   `write.control-unknown`, `write.init-opcode`, `write.init-units`; 0x0D
+///   `write.control-length`, `write.init-length`, `write.token-length`; a Write Command ignored
+///   `write.command-ignored`; 0x80 for confirm while not aligned `write.confirm-not-aligned`.
+/// - The state machine: warmingUp when `scanToken` follows `init`, then ready `state.warm-up`;
+///   abort returns to idle `state.abort` (from warmingUp), `scan.abort-complete` (from
+///   complete); a whole scan's order `scan.order` (which also needs confirm accepted once
+///   aligned, and the scale present and someone stable on it, as a client waits for them), the
+///   phases' deadlines `scan.deadlines`, progress rising and 0 elsewhere `scan.progress`,
+///   stepOff until the scale is vacated `scan.step-off`, `scale` about 5 a second while occupied
+///   `scan.scale-rate`, `result` after complete and its encoding `scan.result`.
+/// - `scale` notifying its flags' changes and `alignment` its changes: the scan waits on those
+///   notifications, so a mirror that leaves them out fails `scan.deadlines`, naming the wait.
+/// - Disconnection returns the mirror to idle, and notifications flow again once subscribed:
+///   `state.reconnect` (from warmingUp) and `state.disconnect-mid-scan` (from scanning).
+///
+/// Not observable by a client, so not checked: start scan with the battery under 10 % giving
+/// error 6 (only on a mirror with a flat battery, where `scan.order` is skipped on seeing it),
+/// stepping off during scanning giving error 4 and an error lasting until reset (the person would
+/// have to misbehave on cue); the client-side rules (deadlines' warnings, preflight, screens) are
+/// the flow's, tested with the flows.
 enum MirrorChecks {
     static let service = MirrorGATT.service
 
@@ -28,7 +61,7 @@ enum MirrorChecks {
     static let initValue: [UInt8] = [0x01, 0xF4, 0x06, 0x00]
     static let token = [UInt8](repeating: 0xA5, count: 16)
 
-    static let profile = CheckProfile(name: "mirror-v1", title: "Body-scan mirror GATT profile, version 1", checks: advertising + database + values + writes + states)
+    static let profile = CheckProfile(name: "mirror-v1", title: "Body-scan mirror GATT profile, version 1", checks: advertising + advertisingForms + database + notifications + values + writes + moreWrites + states + scan + midScan)
 
     // MARK: Advertising
 
@@ -221,6 +254,12 @@ enum MirrorChecks {
 enum CheckText {
     static func hex(_ bytes: [UInt8]) -> String {
         bytes.isEmpty ? "(empty)" : bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
+    }
+
+    /// A duration as findings say it: `30 s`, `2.5 s`.
+    static func seconds(_ duration: Duration) -> String {
+        let (whole, attoseconds) = duration.components
+        return String(format: "%g s", Double(whole) + Double(attoseconds) / 1e18)
     }
 
     static func properties(_ properties: CharacteristicProperties) -> String {

@@ -89,6 +89,8 @@ class MirrorBehavior(_p.Behavior):
         self.tasks: set[asyncio.Task] = set()
         self.scan_task: asyncio.Task | None = None
         self.commands = {"mirror_fault": self.cmd_fault, "mirror_state": self.cmd_state}
+        # stale-after-disconnect: the central left mid-scan; the next one finds an error.
+        self.stale = False
         self._reset_all()
 
     # -- model ---------------------------------------------------------------------------
@@ -121,6 +123,8 @@ class MirrorBehavior(_p.Behavior):
             return bytes([MIRROR_VERSION, *MIRROR_FIRMWARE, battery & 0xFF])
         if name == "scanState":
             progress = self.progress if self.state_ in (SCANNING, PROCESSING) else 0
+            if self.state_ == READY and "progress-outside-scan" in self.deviations:
+                progress = 50
             return bytes([self.state_, progress, self.error if self.state_ == ERROR else 0])
         if name == "scale":
             return struct.pack("<BH", self.scale_flags, self.weight)
@@ -129,8 +133,9 @@ class MirrorBehavior(_p.Behavior):
         if name == "result":
             if self.state_ != COMPLETE:
                 raise att.ATT_Error(ERR_READ_NOT_PERMITTED)
-            return struct.pack("<IHHI", RESULT["scanId"], kg_units(RESULT["kg"]),
-                               int(round(RESULT["bodyFat"] * 10)), RESULT["points"])
+            value = struct.pack("<IHHI", RESULT["scanId"], kg_units(RESULT["kg"]),
+                                int(round(RESULT["bodyFat"] * 10)), RESULT["points"])
+            return value[:8] if "short-result" in self.deviations else value
         raise att.ATT_Error(ERR_READ_NOT_PERMITTED)
 
     def _sec(self, life_seconds: float) -> float:
@@ -159,6 +164,10 @@ class MirrorBehavior(_p.Behavior):
         if self.silent or self.connection is None or self.peripheral is None:
             return
         value = self.value(name)
+        if "notifies-unsubscribed" in self.deviations:
+            # force: whether or not the central wrote the CCCD.
+            self._spawn(self.peripheral.device.notify_subscriber(self.connection, self.chars[name], value, force=True))
+            return
         self._spawn(self.peripheral.device.notify_subscribers(self.chars[name], value))
 
     def _subscribed(self, name: str) -> bool:
@@ -174,7 +183,8 @@ class MirrorBehavior(_p.Behavior):
         if state not in (SCANNING, PROCESSING):
             self.progress = 0
         log.info("mirror: %s%s", STATES[state], f" (error {error})" if state == ERROR else "")
-        self._notify("scanState")
+        if not (state == STEP_OFF and "skips-step-off" in self.deviations):
+            self._notify("scanState")
         self._check_state_faults(state)
 
     def _set_scale(self, flags: int, weight: int | None = None) -> None:
@@ -265,11 +275,25 @@ class MirrorBehavior(_p.Behavior):
         self._cancel_all()
         self._reset_all()
         self.connection = connection
+        if self.stale:
+            self.stale = False
+            self.state_, self.error = ERROR, 5
+        if "advertises-while-connected" in self.deviations:
+            self._spawn(self._advertise_while_connected())
         self._spawn(self._scale_and_alignment())
+
+    async def _advertise_while_connected(self) -> None:
+        # The controller ends the set when a central connects; start it again at once.
+        await asyncio.sleep(0.05)
+        advertising_set = self.peripheral.advertising_set
+        if advertising_set is not None and not advertising_set.enabled:
+            await advertising_set.start()
 
     def on_disconnection(self, connection, reason: int) -> None:
         if connection is not self.connection:
             return
+        if "stale-after-disconnect" in self.deviations and self.state_ in (SCANNING, STEP_OFF, PROCESSING):
+            self.stale = True
         self.connection = None
         self._cancel_all()
         self._reset_all()
@@ -386,7 +410,7 @@ class MirrorBehavior(_p.Behavior):
     def write_token(self, _connection, value: bytes) -> None:
         value = bytes(value)
         if len(value) != 16:
-            raise att.ATT_Error(ERR_LENGTH)
+            raise att.ATT_Error(ERR_VALUE_NOT_ALLOWED if "wrong-length-code" in self.deviations else ERR_LENGTH)
         if not self.initialized:
             raise att.ATT_Error(ERR_NOT_ALIGNED if "wrong-error-code" in self.deviations else ERR_NO_INIT)
         self.token = value
@@ -402,7 +426,7 @@ class MirrorBehavior(_p.Behavior):
             raise att.ATT_Error(ERR_LENGTH)
         opcode = value[0]
         if opcode == 0x01:
-            if not self.aligned:
+            if not self.aligned and "confirms-unaligned" not in self.deviations:
                 raise att.ATT_Error(ERR_NOT_ALIGNED)
             self.alignment_confirmed = True
         elif opcode == 0x02:
@@ -479,8 +503,13 @@ class MirrorBehavior(_p.Behavior):
 
 
 # Deliberate departures from the profile (--deviation), for showing that `hwprobe check`
-# catches each: the same names as the in-process bench's (sim:?deviation=…).
-DEVIATIONS = ("no-service-uuid", "wrong-property", "out-of-range", "wrong-error-code")
+# catches each: the same names as the in-process bench's (sim:?deviation=…). Not here:
+# swapped-scan-response (bumble delivers no scan responses, so this mirror advertises extended),
+# slow-processing and quiet-scale (at --speed their checks would wait minutes of real time, or
+# see too short an occupied spell to judge a rate).
+DEVIATIONS = ("no-service-uuid", "wrong-property", "out-of-range", "wrong-error-code", "advertises-while-connected",
+              "notifies-unsubscribed", "honours-write-command", "wrong-length-code", "confirms-unaligned", "skips-step-off", "short-result",
+              "progress-outside-scan", "stale-after-disconnect")
 
 
 def mirror(speed: float = 10.0, deviations: tuple[str, ...] = ()) -> _p.Profile:
@@ -518,7 +547,9 @@ def mirror(speed: float = 10.0, deviations: tuple[str, ...] = ()) -> _p.Profile:
                                  CharacteristicValue(read=reader("result"))),
     }
     behavior.chars = chars
-    behavior.write_request_only = [chars["init"], chars["scanToken"], chars["control"]]
+    # honours-write-command: Write Commands reach the handlers like requests.
+    behavior.write_request_only = ([] if "honours-write-command" in deviations
+                                   else [chars["init"], chars["scanToken"], chars["control"]])
     service = Service(MIRROR_SERVICE, list(chars.values()))
 
     flags = (AdvertisingData.FLAGS, bytes([0x06]))
