@@ -1,0 +1,116 @@
+import Foundation
+import HAL
+import Testing
+import Transports
+@testable import hwprobe
+
+/// A clock whose sleeps end at once, the time moved on to their deadline: a cue's commands come
+/// at exactly the pattern's offsets, so a recording and its replay agree to the microsecond
+/// however busy the machine is.
+final class SkippingClock: Clock, Sendable {
+    typealias Instant = ManualClock.Instant
+    private let manual = ManualClock()
+    var now: Instant { manual.now }
+    var minimumResolution: Duration { .zero }
+
+    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        if manual.now < deadline { manual.advance(to: deadline) }
+        await Task.yield()
+    }
+}
+
+/// `haptics --record` and `--device replay:` (hwprobe-cli.md, "Cassettes"): a recording of the
+/// `log:` pad replays clean; a cassette with one command or offset changed, or another cue, exits 1
+/// saying which command, what was expected and what came, at which offset.
+@Suite struct PadCassetteCommandTests {
+    func run(_ arguments: [String]) async -> (code: Int32, out: String, err: String) {
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.hapticClock = SkippingClock()
+        let code = await cli.run(arguments)
+        return (code, captured.stdout, captured.stderr)
+    }
+
+    func record(_ cue: String = "success") async throws -> (path: String, text: String, cleanup: @Sendable () -> Void) {
+        let (path, cleanup) = CassetteCLI.temporaryPath("pad.cassette")
+        let live = await run(["haptics", "--device", "log:", "--cue", cue, "--record", path])
+        #expect(live.code == 0, "\(live.err)")
+        return (path, try String(contentsOfFile: path, encoding: .utf8), cleanup)
+    }
+
+    @Test func aRecordedCueReplaysCleanAndPrintsNothing() async throws {
+        let (path, text, cleanup) = try await record()
+        defer { cleanup() }
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.first == "hwprobe-cassette 1.1")
+        #expect(lines.contains("device pad log:"))
+        #expect(lines.contains("identity log log:"))
+        // success: light, 45 % (weak motor only), a pause, 90 % on both, then stop and the light back.
+        let commands = lines.filter { $0.hasPrefix("command ") }
+        #expect(commands == ["command 0.000000 light 00c850", "command 0.000000 rumble 0 115 0.060000",
+                             "command 0.060000 rumble 0 0 0.080000", "command 0.140000 rumble 230 230 0.120000",
+                             "command 0.260000 stop", "command 0.260000 light -"], "\(text)")
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        let replay = await run(["haptics", "--device", "replay:\(path)", "--cue", "success"])
+        #expect(replay.code == 0, "\(replay.err)")
+        #expect(replay.out.isEmpty, "a replay plays nothing, not even to the log")
+    }
+
+    @Test func aChangedOffsetExitsOneSayingWhichCommandAndByHowMuch() async throws {
+        let (path, text, cleanup) = try await record()
+        defer { cleanup() }
+        let changed = text.replacingOccurrences(of: "command 0.140000 rumble 230 230", with: "command 0.150000 rumble 230 230")
+        #expect(changed != text)
+        try Data(changed.utf8).write(to: URL(fileURLWithPath: path))
+        let replay = await run(["haptics", "--device", "replay:\(path)", "--cue", "success"])
+        #expect(replay.code == 1)
+        #expect(replay.err.contains("cue 1 (success), command 4: rumble strong 230 weak 230 for 120 ms expected at 0.150000 s, "
+                                    + "seen at 0.140000 s (10 ms off, more than 5 ms)"), "\(replay.err)")
+    }
+
+    @Test func anOffsetWithinFiveMillisecondsStillMatches() async throws {
+        let (path, text, cleanup) = try await record()
+        defer { cleanup() }
+        let changed = text.replacingOccurrences(of: "command 0.140000 rumble 230 230", with: "command 0.144000 rumble 230 230")
+        try Data(changed.utf8).write(to: URL(fileURLWithPath: path))
+        let replay = await run(["haptics", "--device", "replay:\(path)", "--cue", "success"])
+        #expect(replay.code == 0, "\(replay.err)")
+    }
+
+    @Test func aChangedCommandExitsOneWithExpectedAndSeen() async throws {
+        let (path, text, cleanup) = try await record()
+        defer { cleanup() }
+        let changed = text.replacingOccurrences(of: "rumble 230 230 0.120000", with: "rumble 200 200 0.120000")
+        try Data(changed.utf8).write(to: URL(fileURLWithPath: path))
+        let replay = await run(["haptics", "--device", "replay:\(path)", "--cue", "success"])
+        #expect(replay.code == 1)
+        #expect(replay.err.contains("cue 1 (success), command 4: expected rumble strong 200 weak 200 for 120 ms at 0.140000 s, "
+                                    + "saw rumble strong 230 weak 230 for 120 ms at 0.140000 s"), "\(replay.err)")
+    }
+
+    @Test func anotherCueIsADifferenceToo() async throws {
+        let (path, _, cleanup) = try await record()
+        defer { cleanup() }
+        let replay = await run(["haptics", "--device", "replay:\(path)", "--cue", "warning"])
+        #expect(replay.code == 1)
+        #expect(replay.err.contains("cue 1: expected success, saw warning"), "\(replay.err)")
+    }
+
+    @Test func aCassetteWithoutAPadOrDamagedIsADeviceError() async throws {
+        let (path, cleanup) = CassetteCLI.temporaryPath()
+        defer { cleanup() }
+        try Data("hwprobe-cassette 1.1\nend 0\n".utf8).write(to: URL(fileURLWithPath: path))
+        let empty = await run(["haptics", "--device", "replay:\(path)", "--cue", "success"])
+        #expect(empty.code == 3)
+        #expect(empty.err.contains("recorded no haptic device"), "\(empty.err)")
+        try Data("hwprobe-cassette 1.1\ndevice pad log:\ncue 0.000000 success\nend 2\n".utf8).write(to: URL(fileURLWithPath: path))
+        let damaged = await run(["haptics", "--device", "replay:\(path)", "--cue", "success"])
+        #expect(damaged.code == 3)
+        #expect(damaged.err.contains("damaged at line 3"), "\(damaged.err)")
+        try Data("hwprobe-cassette 2.0\nend 0\n".utf8).write(to: URL(fileURLWithPath: path))
+        let newer = await run(["haptics", "--device", "replay:\(path)", "--cue", "success"])
+        #expect(newer.code == 3)
+        #expect(newer.err.contains("use a newer hwprobe"), "\(newer.err)")
+    }
+}
