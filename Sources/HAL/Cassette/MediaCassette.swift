@@ -55,7 +55,7 @@ public struct CameraCassette: Hashable, Sendable {
         /// The companion file's largest size; recording stops keeping frames before it.
         public static let frameFileBytes = 1 << 30
         /// Formats, and sizes per format, in an identity.
-        public static let formats = 64
+        public static let formats = 256
         public static let sizesPerFormat = 256
         /// The longest card, driver or bus text (QUERYCAP's fields are 32 bytes; files name longer cards).
         public static let textBytes = 256

@@ -31,9 +31,9 @@ struct HapticSinks: Sendable {
     func open(_ uri: DeviceURI) throws(CLIFailure) -> any HapticSink {
         let clock = clock
         let schedule: (any RumbleActuator) -> any HapticSink = { Self.scheduler($0, clock: clock) }
-        func recorded(_ actuator: any RumbleActuator, driver: String, serial: String? = nil) -> any HapticSink {
+        func recorded(_ actuator: any RumbleActuator, driver: String, name: String? = nil, serial: String? = nil) -> any HapticSink {
             guard let media else { return schedule(actuator) }
-            let identity = PadCassette(uri: uri.description, driver: driver, name: actuator.name, serial: serial)
+            let identity = PadCassette(uri: uri.description, driver: driver, name: name ?? actuator.name, serial: serial)
             return media.recording(pad: identity, clock: clock, actuator: actuator, open: schedule)
         }
         switch uri {
@@ -45,8 +45,13 @@ struct HapticSinks: Sendable {
             return recorded(BellActuator { console.err("\u{07}") }, driver: "bell")
         case .usb, .hidraw, .evdev:
             let (driver, id) = try padDriver(for: uri)
-            let serial: String? = if case .evdev(let path) = uri { InputProbe.uniq(ofEvdev: path) } else { nil }
-            do { return recorded(try driver.openActuator(uri, options: options), driver: id, serial: serial) } catch {
+            // The device's own name and serial, for a cassette's identity (only when recording).
+            let (name, serial): (String?, String?) = switch (media?.recordPath, uri) {
+            case (.some, .evdev(let path)): ((try? input.evdevDevice(at: path))?.name, InputProbe.uniq(ofEvdev: path))
+            case (.some, .hidraw(let path)): ((try? input.hidrawDevice(at: path))?.name, nil)
+            default: (nil, nil)
+            }
+            do { return recorded(try driver.openActuator(uri, options: options), driver: id, name: name, serial: serial) } catch {
                 throw Self.failure(error)
             }
         case .replay:

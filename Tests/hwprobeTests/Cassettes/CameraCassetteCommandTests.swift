@@ -109,4 +109,29 @@ import Transports
         #expect(result.err.contains("camera.cassette.y4m exists"), "\(result.err)")
         #expect(!FileManager.default.fileExists(atPath: cassette))
     }
+
+    /// The committed fixture recorded in the bench VM from vivid's HDMI loop showing a backup's
+    /// codes (`scripts/test-vm v4l2`): played here, with no camera, as that camera, it imports the
+    /// same backup to the same plaintext (Tests/BenchVM/Fixtures: the bench VM's password and plaintext).
+    @Test func theBenchVMVividCassetteImportsTheSameBackup() async throws {
+        let path = CassetteCLI.fixtures + "/vm-vivid-import.cassette"
+        let cassette = try CassetteReader.readAll(path: path)
+        let camera = try #require(cassette.cameras.first)
+        #expect(camera.info.uri == "v4l2:/dev/video0" && camera.info.driver == "vivid" && camera.busInfo == "platform:vivid-000")
+        #expect(camera.info.formats.count == 83, "vivid's formats as it listed them")
+        #expect(camera.times.count == 6)
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        let password = try scratch.write("password", "bench vm password")
+        let out = scratch.path("vault.json")
+        let replay = await run(["import", "-v", "--camera", "replay:\(path)", "--password-file", password, "--out", out, "--json"], speed: 4)
+        #expect(replay.code == 0, "\(replay.err.suffix(400))")
+        var replayed = try #require(CassetteCLI.withoutTimings(replay.out) as? [String: Any])
+        replayed["out"] = nil
+        let recorded = try #require(CassetteCLI.withoutTimings(try String(contentsOfFile: CassetteCLI.fixtures + "/vm-vivid-import.json", encoding: .utf8)))
+        #expect(NSDictionary(dictionary: replayed) == recorded, "\(replay.out)")
+        #expect(replay.err.contains("camera v4l2:/dev/video0 ("), "reported as the camera recorded: \(replay.err.prefix(300))")
+        let plaintext = #"{"items":[{"issuer":"BenchVM","account":"vivid@example.org","secret":"JBSWY3DPEHPK3PXP"}]}"#
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == plaintext)
+    }
 }

@@ -113,4 +113,36 @@ final class SkippingClock: Clock, Sendable {
         #expect(newer.code == 3)
         #expect(newer.err.contains("use a newer hwprobe"), "\(newer.err)")
     }
+
+    /// The committed fixtures: `log-pad-error` recorded on the host, `vm-evdev-pad-success` in the
+    /// bench VM against its uinput pad (`scripts/test-vm evdev`).
+    @Test func theHostPadCassetteReplaysClean() async throws {
+        let path = CassetteCLI.fixtures + "/log-pad-error.cassette"
+        let replay = await run(["haptics", "--device", "replay:\(path)", "--cue", "error"])
+        #expect(replay.code == 0, "\(replay.err)")
+        let other = await run(["haptics", "--device", "replay:\(path)", "--cue", "warning"])
+        #expect(other.code == 1)
+        #expect(other.err.contains("cue 1: expected error, saw warning"), "\(other.err)")
+    }
+
+    /// Under TCG the VM's commands came 7-22 ms late (the evdev upload itself is emulated): the
+    /// replay finds the same commands in the same order and says only how late each was; with
+    /// timing ignored (the Swift API's `tolerance: nil`) there is no difference at all.
+    @Test func theBenchVMPadCassetteHasTheSameCommandsLateByTheVM() async throws {
+        let path = CassetteCLI.fixtures + "/vm-evdev-pad-success.cassette"
+        let cassette = try CassetteReader.readAll(path: path)
+        let pad = try #require(cassette.pads.first)
+        #expect(pad.uri == "evdev:/dev/input/event1" && pad.driver == "evdev-rumble" && pad.name == "hwprobe bench uinput pad")
+        #expect(pad.cues.map(\.name) == ["success"])
+        let replay = await run(["haptics", "--device", "replay:\(path)", "--cue", "success"])
+        let differences = replay.err.split(separator: "\n").filter { $0.contains("cue 1 (success), command") }
+        #expect(replay.code == 1 && differences.count == 6, "\(replay.err)")
+        #expect(differences.allSatisfy { $0.contains("ms off, more than 5 ms") }, "only timing differs: \(replay.err)")
+        // The host's own commands for the cue, on the skipping clock: the pattern exactly.
+        let (host, _, cleanup) = try await record("success")
+        defer { cleanup() }
+        let seen = try #require(try CassetteReader.readAll(path: host).pads.first).cues
+        #expect(pad.differences(seen: seen, tolerance: nil).isEmpty)
+        #expect(pad.differences(seen: seen).count == 6)
+    }
 }
