@@ -13,7 +13,7 @@ struct HWProbe: Sendable {
     /// The demo plays the bench four times faster than life, so it finishes in seconds.
     var demoSpeed = simulationSpeed(default: 4)
     var importQuestions = ImportQuestions()
-    /// The clock `haptics` times its cues on (a test's, so a recorded cue's offsets are exact).
+    /// The clock haptic sinks time their cues on (a test's, so a recorded cue's offsets are exact).
     var hapticClock: any Clock<Duration> = ContinuousClock()
     /// For tests: a scripted person pressing keys on each screen of an interactive flow.
     var person: (@Sendable (Screen) -> [Key])?
@@ -105,7 +105,7 @@ struct HWProbe: Sendable {
             let uri = invocation.all("--hci").first.flatMap { try? DeviceURI(parsing: $0) }
             transports.recorder = CassetteRecorder(clock: uri.map(transports.clock(for:)) ?? ContinuousClock())
         }
-        let media = MediaCassettes(recordPath: recordPath)
+        let media = MediaCassettes(recordPath: recordPath, hapticClock: hapticClock)
         transports.media = media
         guard let recordPath, let recorder = transports.recorder else {
             return try await checkingReplays(media, try await command(invocation, transports: transports, checkCases: checkCases))
@@ -171,8 +171,7 @@ struct HWProbe: Sendable {
         case "scan":
             return try await ScanCommand(console: console, registry: registry, transports: transports, person: person).run(invocation)
         case "haptics":
-            return try await HapticsCommand(console: console, sinks: HapticSinks(registry: registry, console: console, media: transports.media,
-                                                                                clock: hapticClock)).run(invocation)
+            return try await HapticsCommand(console: console, sinks: HapticSinks(registry: registry, console: console, media: transports.media)).run(invocation)
         default:
             throw CLIFailure(kind: .unsupported, message: "`\(invocation.command)` is not part of this build yet")
         }

@@ -12,12 +12,16 @@ import Transports
 final class MediaCassettes: Sendable {
     /// The cassette being recorded (`--record FILE`), or nil.
     let recordPath: String?
+    /// The clock every haptic sink of the run times its cues on (and records and checks them
+    /// on): the real one, or a test's, so offsets can be exact.
+    let hapticClock: any Clock<Duration>
     private let cameras = Locked<[CameraFrameRecorder]>([])
     private let pads = Locked<[PadRecorder]>([])
     private let replays = Locked<[(uri: String, expected: PadCassette, seen: PadRecorder)]>([])
 
-    init(recordPath: String?) {
+    init(recordPath: String?, hapticClock: any Clock<Duration> = ContinuousClock()) {
         self.recordPath = recordPath
+        self.hapticClock = hapticClock
     }
 
     /// The companion file of the n-th camera recorded: `FILE.y4m`, then `FILE.2.y4m`…

@@ -14,7 +14,7 @@ struct HapticSinks: Sendable {
     var options = HapticOpenOptions()
     /// `--record FILE` and `replay:FILE` for pads: every sink opened is recorded, or checked.
     var media: MediaCassettes?
-    /// The clock cues are timed on (and recorded on): the real one, or a test's.
+    /// The clock cues are timed on (and recorded on) without `media`; with it, `media.hapticClock`.
     var clock: any Clock<Duration> = ContinuousClock()
 
     /// The sink a flow command's `--haptics URI` names, or none without the option.
@@ -29,7 +29,7 @@ struct HapticSinks: Sendable {
     }
 
     func open(_ uri: DeviceURI) throws(CLIFailure) -> any HapticSink {
-        let clock = clock
+        let clock = media?.hapticClock ?? clock
         let schedule: (any RumbleActuator) -> any HapticSink = { Self.scheduler($0, clock: clock) }
         func recorded(_ actuator: any RumbleActuator, driver: String, name: String? = nil, serial: String? = nil) -> any HapticSink {
             guard let media else { return schedule(actuator) }
@@ -56,7 +56,8 @@ struct HapticSinks: Sendable {
             }
         case .replay:
             // Plays nothing: what the cue sends is checked against the cassette when the run ends.
-            return try (media ?? MediaCassettes(recordPath: nil)).replaying(uri, clock: clock, open: schedule)
+            guard let media else { throw CLIFailure(kind: .usage, message: "\(uri): a cassette cannot stand in for a pad here") }
+            return try media.replaying(uri, clock: clock, open: schedule)
         default:
             throw CLIFailure(kind: .usage, message: "\(uri) is not a haptic device: use usb:VID:PID, hidraw:PATH, evdev:PATH, log: or bell:")
         }

@@ -146,3 +146,48 @@ final class SkippingClock: Clock, Sendable {
         #expect(pad.differences(seen: seen).count == 6)
     }
 }
+
+/// A flow's cues (`scan --haptics … --record`): one cassette holds the BLE session and the pad,
+/// and replaying both from it (`--hci replay:` and `--haptics replay:`) gives the same result
+/// with the same cues; a flow whose cues changed ends with exit 1 and the difference.
+@Suite struct FlowPadCassetteTests {
+    func run(_ arguments: [String]) async -> (code: Int32, out: String, err: String) {
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.bench = SimulatedBench(clock: ScaledClock(speed: 25))
+        cli.hapticClock = SkippingClock()
+        let code = await cli.run(arguments)
+        return (code, captured.stdout, captured.stderr)
+    }
+
+    @Test func aScanWithHapticsRecordsItsCuesAndReplaysThem() async throws {
+        let (path, cleanup) = CassetteCLI.temporaryPath("scan.cassette")
+        defer { cleanup() }
+        let live = await run(["scan", "--hci", "sim:", "--yes", "--json", "--haptics", "log:", "--record", path])
+        #expect(live.code == 0, "\(live.err.suffix(300))")
+        let cassette = try CassetteReader.readAll(path: path)
+        #expect(!cassette.ble.peripherals.isEmpty, "the BLE session is in the same cassette")
+        let pad = try #require(cassette.pads.first)
+        #expect(pad.uri == "log:" && !pad.cues.isEmpty)
+        #expect(pad.cues.last?.name == "success", "\(pad.cues.map(\.name))")
+        let replay = await run(["scan", "--hci", "replay:\(path)", "--yes", "--json", "--haptics", "replay:\(path)"])
+        #expect(replay.code == 0, "\(replay.err.suffix(600))")
+        #expect(CassetteCLI.withoutTimings(replay.out) == CassetteCLI.withoutTimings(live.out))
+
+        // One cue fewer in the recording: the flow's replay says which cue it did not expect.
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lastCue = try #require(lines.lastIndex { $0.hasPrefix("cue ") })
+        let removed = lines[lastCue...].prefix { !$0.hasPrefix("end ") }.count
+        var kept = Array(lines[..<lastCue]) + lines[(lastCue + removed)...]
+        let endIndex = try #require(kept.firstIndex { $0.hasPrefix("end ") })
+        let count = try #require(Int(kept[endIndex].dropFirst(4)))
+        kept[endIndex] = "end \(count - removed)"
+        text = kept.joined(separator: "\n")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let changed = await run(["scan", "--hci", "replay:\(path)", "--yes", "--json", "--haptics", "replay:\(path)"])
+        #expect(changed.code == 1, "\(changed.err.suffix(600))")
+        #expect(changed.err.contains("cue \(pad.cues.count): success was played, but the recording has only \(pad.cues.count - 1) cues"),
+                "\(changed.err.suffix(600))")
+    }
+}
