@@ -101,7 +101,9 @@ struct HWProbe: Sendable {
         if let recordPath {
             try OutputTarget.check(recordPath, replacing: false, option: "--record")
             // A camera's frames go beside the cassette: that name must be free too.
-            try OutputTarget.check(MediaCassettes.framesPath(for: recordPath, index: 0), replacing: false, option: "--record")
+            if invocation.command == "import" {
+                try OutputTarget.check(MediaCassettes.framesPath(for: recordPath, index: 0), replacing: false, option: "--record")
+            }
             let uri = invocation.all("--hci").first.flatMap { try? DeviceURI(parsing: $0) }
             transports.recorder = CassetteRecorder(clock: uri.map(transports.clock(for:)) ?? ContinuousClock())
         }
