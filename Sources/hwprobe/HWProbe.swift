@@ -110,7 +110,7 @@ struct HWProbe: Sendable {
         let media = MediaCassettes(recordPath: recordPath, hapticClock: hapticClock)
         transports.media = media
         guard let recordPath, let recorder = transports.recorder else {
-            return try await checkingReplays(media, try await command(invocation, transports: transports, checkCases: checkCases))
+            return checkingReplays(media, try await command(invocation, transports: transports, checkCases: checkCases), invocation)
         }
         let code: Int32
         do {
@@ -121,15 +121,17 @@ struct HWProbe: Sendable {
             throw error
         }
         let kept = keep(recorder, media: media, at: recordPath, anonymized: anonymize).map { code == ExitCode.success ? $0 : code } ?? code
-        return try await checkingReplays(media, kept)
+        return checkingReplays(media, kept, invocation)
     }
 
     /// A flow that played its cues on `--haptics replay:FILE` ends with the check: the same
-    /// commands at the same offsets, or exit 1 with the difference (`haptics` checks its own).
-    private func checkingReplays(_ media: MediaCassettes, _ code: Int32) async throws(CLIFailure) -> Int32 {
+    /// commands at the same offsets, or exit 1 with the difference on stderr (`haptics` checks
+    /// its own). Stdout keeps the one result the flow printed, `--json` or not.
+    private func checkingReplays(_ media: MediaCassettes, _ code: Int32, _ invocation: Invocation) -> Int32 {
         let differences = media.replayDifferences()
         guard !differences.isEmpty, code == ExitCode.success else { return code }
-        throw CLIFailure(kind: .incomplete, message: differences.joined(separator: "\n"))
+        console.err("hwprobe \(invocation.command): " + differences.joined(separator: "\n") + "\n")
+        return 1
     }
 
     /// Writes the cassette once the command is done: the cameras' frame files first, the text

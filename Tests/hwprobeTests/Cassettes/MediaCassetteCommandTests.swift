@@ -187,6 +187,7 @@ final class SkippingClock: Clock, Sendable {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         let changed = await run(["scan", "--hci", "replay:\(path)", "--yes", "--json", "--haptics", "replay:\(path)"])
         #expect(changed.code == 1, "\(changed.err.suffix(600))")
+        #expect(CassetteCLI.withoutTimings(changed.out) == CassetteCLI.withoutTimings(live.out), "the flow's one JSON object, as before")
         #expect(changed.err.contains("cue \(pad.cues.count): success was played, but the recording has only \(pad.cues.count - 1) cues"),
                 "\(changed.err.suffix(600))")
     }
