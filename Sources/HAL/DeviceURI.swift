@@ -47,6 +47,12 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A cassette (`replay:FILE`), which stands for whatever kind of device it recorded.
+    public var isReplay: Bool {
+        if case .replay = self { return true }
+        return false
+    }
+
     public init(parsing text: String) throws(DeviceURIError) {
         guard let colon = text.firstIndex(of: ":") else { throw .malformed(text, "expected SCHEME:…") }
         let scheme = text[..<colon].lowercased()

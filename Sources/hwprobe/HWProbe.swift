@@ -13,6 +13,8 @@ struct HWProbe: Sendable {
     /// The demo plays the bench four times faster than life, so it finishes in seconds.
     var demoSpeed = simulationSpeed(default: 4)
     var importQuestions = ImportQuestions()
+    /// The clock haptic sinks time their cues on (a test's, so a recorded cue's offsets are exact).
+    var hapticClock: any Clock<Duration> = ContinuousClock()
     /// For tests: a scripted person pressing keys on each screen of an interactive flow.
     var person: (@Sendable (Screen) -> [Key])?
 
@@ -98,32 +100,55 @@ struct HWProbe: Sendable {
         }
         if let recordPath {
             try OutputTarget.check(recordPath, replacing: false, option: "--record")
+            // A camera's frames go beside the cassette: that name must be free too.
+            if invocation.command == "import" {
+                try OutputTarget.check(MediaCassettes.framesPath(for: recordPath, index: 0), replacing: false, option: "--record")
+            }
             let uri = invocation.all("--hci").first.flatMap { try? DeviceURI(parsing: $0) }
             transports.recorder = CassetteRecorder(clock: uri.map(transports.clock(for:)) ?? ContinuousClock())
         }
+        let media = MediaCassettes(recordPath: recordPath, hapticClock: hapticClock)
+        transports.media = media
         guard let recordPath, let recorder = transports.recorder else {
-            return try await command(invocation, transports: transports, checkCases: checkCases)
+            return checkingReplays(media, try await command(invocation, transports: transports, checkCases: checkCases), invocation)
         }
         let code: Int32
         do {
             code = try await command(invocation, transports: transports, checkCases: checkCases)
         } catch {
             // A session that failed is worth keeping too (a mirror fault, a timeout): it replays the same way.
-            _ = keep(recorder, at: recordPath, anonymized: anonymize)
+            _ = keep(recorder, media: media, at: recordPath, anonymized: anonymize)
             throw error
         }
-        return keep(recorder, at: recordPath, anonymized: anonymize).map { code == ExitCode.success ? $0 : code } ?? code
+        let kept = keep(recorder, media: media, at: recordPath, anonymized: anonymize).map { code == ExitCode.success ? $0 : code } ?? code
+        return checkingReplays(media, kept, invocation)
     }
 
-    /// Writes the cassette once the command is done. A cassette that cannot be written is said on
-    /// stderr and turns a success into its exit code; what the command printed stays as it was.
-    private func keep(_ recorder: CassetteRecorder, at path: String, anonymized: Bool) -> Int32? {
+    /// A flow that played its cues on `--haptics replay:FILE` ends with the check: the same
+    /// commands at the same offsets, or exit 1 with the difference on stderr (`haptics` checks
+    /// its own). Stdout keeps the one result the flow printed, `--json` or not.
+    private func checkingReplays(_ media: MediaCassettes, _ code: Int32, _ invocation: Invocation) -> Int32 {
+        let differences = media.replayDifferences()
+        guard !differences.isEmpty, code == ExitCode.success else { return code }
+        console.err("hwprobe \(invocation.command): " + differences.joined(separator: "\n") + "\n")
+        return 1
+    }
+
+    /// Writes the cassette once the command is done: the cameras' frame files first, the text
+    /// last (a cassette that is there always has its frames). A cassette that cannot be written
+    /// is said on stderr and turns a success into its exit code; what the command printed stays
+    /// as it was.
+    private func keep(_ recorder: CassetteRecorder, media: MediaCassettes, at path: String, anonymized: Bool) -> Int32? {
+        var published: [String] = []
         do throws(CLIFailure) {
+            let finished = try media.finish(ble: recorder, anonymized: anonymized)
+            published = finished.published
             // A session ended by Ctrl-C (a subscription, a cancelled scan) is kept too.
-            try OutputTarget.write(Array(recorder.text(anonymized: anonymized).utf8), to: path, replacing: false, option: "--record",
+            try OutputTarget.write(Array(finished.text.utf8), to: path, replacing: false, option: "--record",
                                    evenAfterInterrupt: true)
             return nil
         } catch {
+            MediaCassettes.remove(published)
             console.err("hwprobe: the cassette was not kept: \(error.message)\n")
             return error.exitCode
         }
@@ -137,7 +162,8 @@ struct HWProbe: Sendable {
         case "completions": return completions(invocation)
         case "demo": return try await DemoCommand(console: console, registry: registry, speed: demoSpeed).run(invocation)
         case "import":
-            return try await ImportCommand(console: console, bench: bench, registry: registry, questions: importQuestions, person: person).run(invocation)
+            return try await ImportCommand(console: console, bench: bench, registry: registry, questions: importQuestions, person: person,
+                                           media: transports.media).run(invocation)
         case "weigh":
             return try await WeighCommand(console: console, registry: registry, transports: transports).run(invocation)
         case "gatt":
@@ -149,7 +175,7 @@ struct HWProbe: Sendable {
         case "scan":
             return try await ScanCommand(console: console, registry: registry, transports: transports, person: person).run(invocation)
         case "haptics":
-            return try await HapticsCommand(console: console, sinks: HapticSinks(registry: registry, console: console)).run(invocation)
+            return try await HapticsCommand(console: console, sinks: HapticSinks(registry: registry, console: console, media: transports.media)).run(invocation)
         default:
             throw CLIFailure(kind: .unsupported, message: "`\(invocation.command)` is not part of this build yet")
         }

@@ -38,6 +38,17 @@ json() { "$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); v=eval(sys.a
 # elapsed NAME START: prints the time since START (date +%s.%N) on stderr
 elapsed() { awk -v n="$1" -v a="$2" -v b="$(date +%s.%N)" 'BEGIN { printf "# %s: %.1f s\n", n, b - a }' >&2; }
 
+# emit_cassette NAME FILE...: hands a cassette (and its frames) back to the host on stdout, gzipped
+# tar in base64 between `begin-cassette NAME` and `end-cassette NAME` lines: the guest's root is the
+# host's, read-only, so stdout is the way out. scripts/test-vm unpacks it into
+# .build/bench-vm/cassettes/GROUP/ and replays it on the host (Tests/BenchVM/replay-cassettes.sh).
+emit_cassette() {
+    local name="$1"; shift
+    echo "begin-cassette $name"
+    (cd "$(dirname "$1")" && for f in "$@"; do basename "$f"; done | tar -cf - -T - | gzip -1 | base64 -w 76)
+    echo "end-cassette $name"
+}
+
 finish() {
     echo "# $checks checks, $failures failed"
     [ "$failures" -eq 0 ]

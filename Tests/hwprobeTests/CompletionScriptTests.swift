@@ -93,9 +93,9 @@ import Testing
 
     @Test func bashCompletesDeviceURIsAndFiles() throws {
         #expect(try bashComplete("hwprobe scan --hci ") == ["hci:", "uart:", "tcp:", "sim:", "replay:"])
-        #expect(try bashComplete("hwprobe import --camera ") == ["v4l2:", "file:", "sim:"])
+        #expect(try bashComplete("hwprobe import --camera ") == ["v4l2:", "file:", "sim:", "replay:"])
         #expect(try bashComplete("hwprobe haptics --device h") == ["hidraw:"])
-        #expect(try bashComplete("hwprobe scan --hci sim: --haptics ") == ["usb:", "hidraw:", "evdev:", "log:", "bell:"])
+        #expect(try bashComplete("hwprobe scan --hci sim: --haptics ") == ["usb:", "hidraw:", "evdev:", "log:", "bell:", "replay:"])
         // bash replaces only what follows the last ':' or '=', so that is what comes back.
         #expect(try bashComplete("hwprobe scan --hci=s") == ["sim:"])
         #expect(try bashComplete("hwprobe import --camera file:vid") == ["videos/"])

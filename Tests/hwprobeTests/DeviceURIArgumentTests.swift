@@ -45,7 +45,7 @@ import Testing
         #expect(DeviceURIArgument.suggestion(for: "sim", family: .haptics) == nil)
         #expect(DeviceURIArgument.suggestion(for: "frobnicate", family: .hci) == nil)
         #expect(throws: CLIFailure(kind: .usage, message: "--device: bad device URI '/dev/video0': expected SCHEME:…; --device takes usb:VID:PID, "
-                                   + "hidraw:/dev/hidrawN, evdev:/dev/input/eventN, log: or bell:")) {
+                                   + "hidraw:/dev/hidrawN, evdev:/dev/input/eventN, log:, bell: or replay:FILE")) {
             _ = try DeviceURIArgument.parse("/dev/video0", option: "--device")
         }
     }

@@ -101,3 +101,46 @@ import Testing
         #expect(ops == ["gain", "upload 0 29555 60", "play 1", "play 0", "upload 59110 59110 120", "play 1", "play 0", "erase"])
     }
 }
+
+/// `haptics --record` and `--device replay:` against the umockdev evdev pad; started by
+/// `HapticsCassetteUmockdevLauncher`.
+@Suite struct HapticsCassetteUnderUmockdev {
+    /// `--record` against the umockdev pad: its identity as the kernel names it, the cue's
+    /// commands; replayed, the same (on a skipping clock, so the offsets are the pattern's).
+    @Test(.enabled(if: UmockdevBench.inside))
+    func recordsThePadAndReplaysIt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pad-cassette-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("pad.cassette").path
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console)
+        cli.hapticClock = SkippingClock()
+        let code = await cli.run(["haptics", "--device", "evdev:/dev/input/event0", "--cue", "warning", "--record", path])
+        #expect(code == 0, "\(captured.stderr)")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("device pad evdev:/dev/input/event0\nidentity evdev-rumble umockdev%20rumble%20pad\n"), "\(text)")
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("command ") && $0.contains(" rumble ") }.count == 3, "\(text)")
+        #expect(text.contains("\ncommand 0.200000 rumble "), "the second pulse at 200 ms: \(text)")
+        let replay = CapturedConsole()
+        var again = HWProbe(console: replay.console)
+        again.hapticClock = SkippingClock()
+        #expect(await again.run(["haptics", "--device", "replay:\(path)", "--cue", "warning"]) == 0, "\(replay.stderr)")
+    }
+
+}
+
+@Suite struct HapticsCassetteUmockdevLauncher {
+    @Test(.enabled(if: UmockdevBench.available, "needs umockdev-wrapper and /usr/bin/python3 with gi"), .timeLimit(.minutes(1)))
+    func recordAndReplayAgainstTheEvdevPad() throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("evdev-pad-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let outcome = try UmockdevBench.run(script: "evdev_rumble_pad.py", device: "evdev-rumble-pad.umockdev",
+                                            arguments: [log.path], filter: "HapticsCassetteUnderUmockdev")
+        #expect(outcome.status == 0, "under umockdev:\n\(outcome.output)")
+        #expect(outcome.passed("recordsThePadAndReplaysIt"), "\(outcome.output)")
+        // The recording played on the pad (warning: two pulses, uploaded and played); the replay did not.
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(text.components(separatedBy: "\"upload\"").count - 1 == 2, "\(text)")
+    }
+}

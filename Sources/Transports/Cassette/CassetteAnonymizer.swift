@@ -13,6 +13,8 @@ import HAL
 /// data) is not recognised and stays.
 public struct CassetteAnonymizer {
     private var addresses: [BLEAddress: BLEAddress] = [:]
+    /// Pads' serials that are Bluetooth addresses but no peripheral's.
+    private var padAddresses: [[UInt8]: BLEAddress] = [:]
     private var names: [[UInt8]: [UInt8]] = [:]
     private var serials: [[UInt8]: [UInt8]] = [:]
 
@@ -126,7 +128,7 @@ public struct CassetteAnonymizer {
     }
 
     /// `0000001`, `0000002`… in the original's length.
-    private mutating func serial(_ original: [UInt8]) -> [UInt8] {
+    mutating func serial(_ original: [UInt8]) -> [UInt8] {
         if let known = serials[original] { return known }
         let digits = Array(String(serials.count + 1).utf8)
         let replacement = Array(([UInt8](repeating: UInt8(ascii: "0"), count: max(0, original.count - digits.count)) + digits).suffix(original.count))
@@ -136,5 +138,45 @@ public struct CassetteAnonymizer {
 
     private static func fit(_ text: [UInt8], length: Int, pad: UInt8) -> [UInt8] {
         text.count >= length ? Array(text.prefix(length)) : text + [UInt8](repeating: pad, count: length - text.count)
+    }
+}
+
+extension CassetteAnonymizer {
+    /// The whole cassette anonymized (`--anonymize`): the BLE peripherals as above, each camera's
+    /// bus info (`bus-1`, `bus-2`… in the order the writer writes the cameras) and each pad's
+    /// serial number. A pad serial that is a Bluetooth address (evdev's `uniq` of a wireless pad)
+    /// gets the same replacement as that address has among the peripherals, else one of its own
+    /// (`00:00:00:00:01:01`…); any other serial gets digits of its length, as the BLE serial
+    /// numbers do. Card, driver and format names stay: they say what model the device is, not
+    /// which one.
+    public static func anonymize(_ cassette: Cassette) -> Cassette {
+        var anonymizer = CassetteAnonymizer()
+        var result = cassette
+        result.ble = anonymizer.anonymize(cassette.ble)
+        var buses: [String: String] = [:]
+        for index in result.cameras.indices.sorted(by: { result.cameras[$0].info.uri < result.cameras[$1].info.uri }) {
+            guard let bus = result.cameras[index].busInfo else { continue }
+            let replacement = buses[bus] ?? "bus-\(buses.count + 1)"
+            buses[bus] = replacement
+            result.cameras[index].busInfo = replacement
+        }
+        var padAddresses = 0
+        for index in result.pads.indices.sorted(by: { result.pads[$0].uri < result.pads[$1].uri }) {
+            guard let serial = result.pads[index].serial else { continue }
+            if let address = BLEAddress(string: serial, defaultKind: .public) {
+                let known = anonymizer.addresses.first { $0.key.bytes == address.bytes }?.value
+                let replacement = known ?? anonymizer.padAddresses[address.bytes] ?? {
+                    padAddresses += 1
+                    return BLEAddress(bytes: [0, 0, 0, 0, 0x01, UInt8(padAddresses & 0xFF)], kind: .public) ?? address
+                }()
+                anonymizer.padAddresses[address.bytes] = replacement
+                // The serial's own spelling (case) is the address's.
+                let text = replacement.description
+                result.pads[index].serial = serial == serial.lowercased() ? text.lowercased() : text
+            } else {
+                result.pads[index].serial = String(decoding: anonymizer.serial(Array(serial.utf8)), as: UTF8.self)
+            }
+        }
+        return result
     }
 }

@@ -1,7 +1,7 @@
 import HAL
 
 /// The cassette's text form (docs/cassette-format.md): one record per line, words separated by
-/// single spaces, bytes in lower-case hex, times in seconds with six decimals. Version 1.0.
+/// single spaces, bytes in lower-case hex, times in seconds with six decimals. Version 1.1 (1.0 plus camera and pad sections).
 ///
 /// Text, because a cassette is meant to be read in a review and attached to a bug report, and
 /// line-oriented, so that two recordings of the same session differ line by line only where the
@@ -9,7 +9,7 @@ import HAL
 /// peripherals by address, each one's records in time order.
 public enum CassetteFormat {
     public static let major = 1
-    public static let minor = 0
+    public static let minor = 1
     /// The first line: the magic word and the version.
     public static let magic = "hwprobe-cassette"
     public static var header: String { "\(magic) \(major).\(minor)" }
@@ -21,7 +21,12 @@ public enum CassetteFormat {
 
     /// The whole cassette as text, ending with its `end` line.
     public static func text(of cassette: BLECassette) -> String {
-        var lines = [header, "# recorded by hwprobe; format: docs/cassette-format.md"]
+        text(of: Cassette(ble: cassette))
+    }
+
+    /// The BLE peripherals' sections, by address.
+    static func bleLines(_ cassette: BLECassette) -> [String] {
+        var lines: [String] = []
         for peripheral in cassette.peripherals.sorted(by: { order($0.address, $1.address) }) {
             lines.append("device ble \(peripheral.address) \(peripheral.address.kind.rawValue)")
             for handle in peripheral.varying.sorted() { lines.append("varying \(handleText(handle))") }
@@ -39,10 +44,7 @@ public enum CassetteFormat {
                 }
             }
         }
-        // The count of records (lines that are not comments) before it: a cut-short file is caught.
-        let records = lines.dropFirst().filter { !$0.hasPrefix("#") }.count
-        lines.append("end \(records)")
-        return lines.joined(separator: "\n") + "\n"
+        return lines
     }
 
     static func order(_ a: BLEAddress, _ b: BLEAddress) -> Bool {

@@ -8,6 +8,8 @@ import HAL
 /// skipping the records (and device kinds) it added.
 public struct CassetteReader {
     private var cassette = BLECassette()
+    /// The camera and pad sections (format 1.1), with the section being read.
+    var media = MediaSections()
     private var lineNumber = 0
     private var records = 0
     private var fileMinor = 0
@@ -19,6 +21,11 @@ public struct CassetteReader {
     private var connectionOpen = false
 
     public static func read(path: String) throws(CassetteError) -> BLECassette {
+        try readAll(path: path).ble
+    }
+
+    /// Every section of the cassette at `path`: its BLE peripherals, cameras and pads.
+    public static func readAll(path: String) throws(CassetteError) -> Cassette {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .cannotRead(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
         }
@@ -30,10 +37,15 @@ public struct CassetteReader {
         } catch {
             throw .cannotRead(path: path, reason: "\(error.localizedDescription)")
         }
-        return try read(Array(data))
+        return try readAll(Array(data))
     }
 
     public static func read(_ bytes: [UInt8]) throws(CassetteError) -> BLECassette {
+        try readAll(bytes).ble
+    }
+
+    /// Every section of a cassette's text: its BLE peripherals, cameras and pads.
+    public static func readAll(_ bytes: [UInt8]) throws(CassetteError) -> Cassette {
         guard bytes.count <= CassetteFormat.maximumBytes else { throw .tooLarge(bytes: bytes.count, limit: CassetteFormat.maximumBytes) }
         var reader = CassetteReader()
         var start = 0
@@ -49,7 +61,7 @@ public struct CassetteReader {
         }
         guard reader.lineNumber > 0 else { throw .notACassette(found: "") }
         guard reader.ended else { throw .cutShort(lines: reader.lineNumber) }
-        return reader.cassette
+        return Cassette(ble: reader.cassette, cameras: reader.media.cameras, pads: reader.media.pads)
     }
 
     private mutating func line(_ raw: ArraySlice<UInt8>) throws(CassetteError) {
@@ -69,6 +81,7 @@ public struct CassetteReader {
         if keyword == "end" { return try endLine(words, text) }
         if keyword == "device" { return try device(words, text) }
         if skippingSection { return }
+        if media.section != nil { return try media.record(words, text, line: lineNumber, fileIsNewer: fileMinor > CassetteFormat.minor) }
         switch keyword {
         case "adv": try advertising(words, text)
         case "connection": try connection(words, text)
@@ -106,12 +119,20 @@ public struct CassetteReader {
         guard count == records - 1 else {
             throw damaged("`end \(records - 1)` (the records above it; some are missing or were added)", text)
         }
+        try media.close(line: lineNumber)
         ended = true
     }
 
     private mutating func device(_ words: [String], _ text: String) throws(CassetteError) {
         guard words.count >= 2 else { throw damaged("`device KIND …`", text) }
         connectionOpen = false
+        try media.close(line: lineNumber)
+        // Cameras and pads came with 1.1; in a 1.0 file they are damage like any unknown kind.
+        if (words[1] == "camera" || words[1] == "pad") && fileMinor >= 1 {
+            skippingSection = false
+            current = nil
+            return try media.device(words, text, line: lineNumber)
+        }
         guard words[1] == "ble" else {
             // A kind a newer minor version added (a camera, a pad): its section is skipped.
             if fileMinor > CassetteFormat.minor {
@@ -119,7 +140,7 @@ public struct CassetteReader {
                 current = nil
                 return
             }
-            throw damaged("a device kind this version knows (ble)", text)
+            throw damaged(fileMinor >= 1 ? "a device kind this version knows (ble, camera, pad)" : "a device kind format 1.0 knows (ble)", text)
         }
         skippingSection = false
         guard words.count == 4, let kind = BLEAddress.Kind(rawValue: words[3]),
@@ -246,7 +267,7 @@ public struct CassetteReader {
     }
 
     /// `SECONDS.MICROS`: at most five digits, a point, exactly six digits; below a day.
-    private func time(_ word: String, _ text: String) throws(CassetteError) -> Duration {
+    func time(_ word: String, _ text: String) throws(CassetteError) -> Duration {
         let parts = word.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[1].count == 6, let seconds = Self.decimal(parts[0], digits: 5),
               let micros = Self.decimal(parts[1], digits: 6) else {

@@ -24,15 +24,18 @@ enum DeviceURIArgument {
                     Form(scheme: "replay", example: "replay:FILE", takesPath: true)]
         case .camera:
             return [Form(scheme: "v4l2", example: "v4l2:/dev/videoN", takesPath: true),
-                    Form(scheme: "file", example: "file:PATH.y4m[?pace=max]", takesPath: true), sim]
+                    Form(scheme: "file", example: "file:PATH.y4m[?pace=max]", takesPath: true), sim,
+                    Form(scheme: "replay", example: "replay:FILE", takesPath: true)]
         case .haptics:
             return [Form(scheme: "usb", example: "usb:VID:PID", takesPath: false),
                     Form(scheme: "hidraw", example: "hidraw:/dev/hidrawN", takesPath: true),
                     Form(scheme: "evdev", example: "evdev:/dev/input/eventN", takesPath: true),
                     Form(scheme: "log", example: "log:", takesPath: false),
-                    Form(scheme: "bell", example: "bell:", takesPath: false)]
+                    Form(scheme: "bell", example: "bell:", takesPath: false),
+                    Form(scheme: "replay", example: "replay:FILE", takesPath: true)]
         case .any:
-            return forms(.hci) + forms(.camera).filter { $0 != sim } + forms(.haptics)
+            let replay = Form(scheme: "replay", example: "replay:FILE", takesPath: true)
+            return forms(.hci) + forms(.camera).filter { $0 != sim && $0 != replay } + forms(.haptics).filter { $0 != replay }
         }
     }
 

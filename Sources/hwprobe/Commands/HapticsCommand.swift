@@ -1,6 +1,8 @@
 import HAL
 
 /// `hwprobe haptics --device URI --cue NAME`: plays one cue and returns once it has finished.
+/// `--device replay:FILE` plays nothing: the run ends by checking the commands the cue became
+/// against the cassette's pad (`MediaCassettes.replayDifferences`, exit 1 with the difference).
 struct HapticsCommand: Sendable {
     var console: Console
     var sinks: HapticSinks
@@ -11,8 +13,8 @@ struct HapticsCommand: Sendable {
         }
         let uri: DeviceURI
         uri = try DeviceURIArgument.parse(deviceText, option: "--device")
-        guard uri.family == .haptics else {
-            throw CLIFailure(kind: .usage, message: "\(uri) is not a haptic device: use usb:VID:PID, hidraw:PATH, evdev:PATH, log: or bell:")
+        guard uri.family == .haptics || uri.isReplay else {
+            throw CLIFailure(kind: .usage, message: "\(uri) is not a haptic device: use usb:VID:PID, hidraw:PATH, evdev:PATH, log:, bell: or replay:FILE")
         }
         guard let cue = HapticCue(rawValue: cueText) else {
             throw CLIFailure(kind: .usage, message: "unknown cue \(cueText): use one of "
@@ -40,7 +42,11 @@ struct HapticsCommand: Sendable {
         }
         await sink.close()
         switch outcome {
-        case .success: return 0
+        case .success:
+            if let differences = sinks.media?.replayDifferences(), !differences.isEmpty {
+                throw CLIFailure(kind: .incomplete, message: differences.joined(separator: "\n"))
+            }
+            return 0
         case .failure(let error): throw HapticSinks.failure(error)
         case nil:
             throw CLIFailure(kind: .timedOut, message: "\(uri) did not finish \(cue.rawValue) within \(deadline.milliseconds) ms: check the device")

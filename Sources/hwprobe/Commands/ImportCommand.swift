@@ -3,6 +3,7 @@ import Flows
 import Foundation
 import HAL
 import LinuxIO
+import Transports
 
 /// `hwprobe import`: scan a VB1 backup's codes from a camera, decrypt it with its password, and
 /// write the plaintext atomically with mode 0600. Unattended (`--password-file` or `--json`), a
@@ -24,6 +25,8 @@ struct ImportCommand: Sendable {
     var questions = ImportQuestions()
     /// For tests: the keys a person presses on each screen, instead of a terminal's.
     var person: (@Sendable (Screen) -> [Key])?
+    /// `--record FILE` (the camera's frames and identity, the pad's commands) and `replay:FILE`.
+    var media: MediaCassettes?
     /// The decoding pipelines this run opened (one per camera), for `-v`'s account of them.
     private let pipelines = Locked<[DecodingPipeline]>([])
 
@@ -43,7 +46,7 @@ struct ImportCommand: Sendable {
         }
         let uri: DeviceURI
         uri = try DeviceURIArgument.parse(cameraText, option: "--camera")
-        let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
+        let sink = try HapticSinks(registry: registry, console: console, media: media).open(option: invocation.value("--haptics"))
         let requestedIdleLimit = try Self.idleLimit(invocation)
         let force = invocation.has("--force")
         let allowSlow = invocation.has("--allow-slow-kdf")
@@ -257,20 +260,37 @@ struct ImportCommand: Sendable {
         switch uri {
         case .sim:
             return try bench.configured(for: uri).backupCodes
-        case .file, .v4l2:
+        case .file, .v4l2, .replay:
             let decoder = try Self.decoder()
             do {
                 let format = ProcessInfo.processInfo.environment["HWPROBE_V4L2_FORMAT"].flatMap { $0.isEmpty ? nil : $0 }
-                let camera = try await CameraSources.open(uri, clock: clock, v4l2Format: format)
+                let opened = if case .replay(let path) = uri { try Self.replayCamera(path, clock: clock) }
+                    else { try await CameraSources.open(uri, clock: clock, v4l2Format: format) }
+                let camera = try media?.recording(camera: opened) ?? opened
                 let pipeline = DecodingPipeline(camera: camera, decoder: decoder)
                 pipelines.withLock { $0.append(pipeline) }
                 return pipeline
-            } catch {
+            } catch let error as CameraError {
                 throw CLIFailure(kind: .device, message: error.description)
+            } catch let error as CLIFailure {
+                throw error
+            } catch {
+                throw CLIFailure(kind: .device, message: "\(error)")
             }
         default:
-            throw CLIFailure(kind: .usage, message: "\(uri) is not a camera (use v4l2:/dev/videoN, file:PATH or sim:)")
+            throw CLIFailure(kind: .usage, message: "\(uri) is not a camera (use v4l2:/dev/videoN, file:PATH, sim: or replay:FILE)")
         }
+    }
+
+    /// `--camera replay:FILE`: the cassette's (first) camera, its frames at their recorded times
+    /// on the bench's clock.
+    static func replayCamera(_ path: String, clock: any Clock<Duration>) throws -> any CameraSource {
+        let cassette: Cassette
+        do { cassette = try CassetteReader.readAll(path: path) } catch { throw CLIFailure(kind: .device, message: "replay:\(path): \(error)") }
+        guard let camera = cassette.cameras.first else {
+            throw CLIFailure(kind: .device, message: "replay:\(path) recorded no camera: record one with `hwprobe import --camera URI … --record FILE`")
+        }
+        return try CassetteCameraSource(camera, directory: PrivateFile.directoryPath(of: path), clock: clock)
     }
 
     /// `-v`: what each camera's decoding cost, for someone judging a camera or a decoder:

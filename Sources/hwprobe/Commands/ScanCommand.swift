@@ -57,7 +57,7 @@ struct ScanCommand: Sendable {
         if interactive && isatty(STDIN_FILENO) != 1 && person == nil {
             throw CLIFailure(kind: .usage, message: "scan asks questions: run it in a terminal, or pass --yes to answer them itself")
         }
-        let sink = try HapticSinks(registry: registry, console: console).open(option: invocation.value("--haptics"))
+        let sink = try HapticSinks(registry: registry, console: console, media: transports.media).open(option: invocation.value("--haptics"))
         let (transport, closeTransport) = try await transports.scaleTransport(for: uri, snoopPath: invocation.value("--btsnoop"))
         let flow = BodyScanFlow(transport: transport, clock: transports.clock(for: uri), configuration: configuration)
         let terminal = person == nil ? TerminalSession.forProcess(console: console, wantsKeys: interactive) : nil

@@ -12,6 +12,8 @@ struct TransportFactory: Sendable {
     /// `--record FILE`: sees the HCI traffic of the controller a command opens (the first one
     /// for `list`), whatever kind of controller it is.
     var recorder: CassetteRecorder?
+    /// `--record FILE` and `replay:FILE` for cameras and pads (the same cassette).
+    var media: MediaCassettes?
     /// Where a replay says how the session differs from its recording (stderr).
     var replayWarning: @Sendable (String) -> Void = { _ in }
 

@@ -62,4 +62,26 @@ else
     fail "the feeder streams to vivid's output /dev/video1 (second run)" "$(cat "$work/feed.out")"
 fi
 
+# 4. A cassette of the camera (issue 17): the import through the loop again, recorded. The cassette
+#    (vivid's identity and the frames the pipeline took, beside it in .y4m) goes back to the host,
+#    which imports the same backup from it (`--camera replay:`) and must get the same result.
+#    Section 3 unbound vivid instance 0: bound again, it is /dev/video0 and /dev/video1 once more.
+echo vivid.0 > /sys/bus/platform/drivers/vivid/bind 2>/dev/null
+if wait_until 10 sh -c '[ -e /dev/video0 ] && [ -e /dev/video1 ]' && hdmi_loop /dev/video0 /dev/video1 && start_feeder /dev/video1 --repeat 12; then
+    timeout 120 "$HWPROBE" import --camera v4l2:/dev/video0 --password-file "$FIXTURES/password" \
+        --out "$work/rec-vault.json" --json --record "$work/vivid.cassette" >"$work/rec.json" 2>"$work/rec.err"
+    rc=$?
+    stop_feeder
+    if [ $rc -eq 0 ] && grep -q "^device camera v4l2:/dev/video0$" "$work/vivid.cassette" && grep -q "^identity vivid " "$work/vivid.cassette" \
+            && [ -s "$work/vivid.cassette.y4m" ]; then
+        pass "import --record: vivid's identity and $(grep -c '^frame ' "$work/vivid.cassette") frames, $(wc -c < "$work/vivid.cassette") + $(wc -c < "$work/vivid.cassette.y4m") bytes"
+        cp "$work/rec.json" "$work/vivid.json"
+        emit_cassette v4l2-vivid "$work/vivid.cassette" "$work/vivid.cassette.y4m" "$work/vivid.json"
+    else
+        fail "import --record from vivid" "exit $rc" "$(cat "$work/rec.json")" "$(tail -n 5 "$work/rec.err")" "$(head -n 12 "$work/vivid.cassette" 2>&1)"
+    fi
+else
+    fail "vivid reloaded for the recording, the loop and the feeder" "$(ls /dev/video* 2>&1)" "$(cat "$work/feed.out" 2>&1)"
+fi
+
 finish

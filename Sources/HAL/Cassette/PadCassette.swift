@@ -1,0 +1,137 @@
+/// What a cassette holds of a haptic pad: its identity, and every cue played on it with the timed
+/// commands the cue became, each command at its offset from the cue's start. A replay plays
+/// nothing; it checks that a cue now sends the same commands at the same offsets
+/// (`PadCassette.differences`).
+public struct PadCassette: Hashable, Sendable {
+    /// The URI the pad was opened as (`evdev:/dev/input/event0`, `usb:045e:028e`, `log:`).
+    public var uri: String
+    /// The driver that drove it (`evdev-rumble`, `xbox360`, `log`).
+    public var driver: String
+    public var name: String
+    /// A serial number or Bluetooth address the device reports (evdev's `uniq`): `--anonymize` replaces it.
+    public var serial: String?
+    public var cues: [Cue]
+
+    public init(uri: String, driver: String, name: String, serial: String? = nil, cues: [Cue] = []) {
+        self.uri = uri
+        self.driver = driver
+        self.name = name
+        self.serial = serial
+        self.cues = cues
+    }
+
+    public struct Cue: Hashable, Sendable {
+        /// The cue's name (`HapticCue.rawValue`).
+        public var name: String
+        /// When it was asked for, from the recording's start.
+        public var at: Duration
+        public var commands: [TimedCommand]
+
+        public init(name: String, at: Duration, commands: [TimedCommand] = []) {
+            self.name = name
+            self.at = at
+            self.commands = commands
+        }
+    }
+
+    public struct TimedCommand: Hashable, Sendable {
+        /// From the cue's start: the pattern's timing, which is what a replay checks.
+        public var at: Duration
+        public var command: Command
+
+        public init(at: Duration, command: Command) {
+            self.at = at
+            self.command = command
+        }
+    }
+
+    /// The commands every pad understands (`RumbleActuator`).
+    public enum Command: Hashable, Sendable, CustomStringConvertible {
+        case rumble(RumbleLevel, Duration)
+        case indicate(IndicatorColor?)
+        case stop
+
+        public var description: String {
+            switch self {
+            case .rumble(let level, let duration):
+                "rumble strong \(level.strong) weak \(level.weak) for \(PadCassette.milliseconds(duration)) ms"
+            case .indicate(let color?):
+                "light \(PadCassette.hex(color.red))\(PadCassette.hex(color.green))\(PadCassette.hex(color.blue))"
+            case .indicate(nil): "light back to rest"
+            case .stop: "stop"
+            }
+        }
+    }
+
+    public enum Limits {
+        public static let cues = 4096
+        public static let commandsPerCue = 256
+        public static let textBytes = 256
+    }
+
+    /// How far a command may be from its recorded offset and still match (hwprobe-cli.md: 5 ms).
+    public static let tolerance: Duration = .milliseconds(5)
+
+    /// How `seen` differs from this recording, one readable line per difference (empty when the
+    /// same commands came at the same offsets within `tolerance`); `nil` tolerance ignores timing
+    /// (a test on a manual clock that does not care). Cues are compared in order, by name, and
+    /// each cue's commands in order: which command, what was expected, what came, at what offset.
+    public func differences(seen: [Cue], tolerance: Duration? = PadCassette.tolerance) -> [String] {
+        var lines: [String] = []
+        for index in 0..<max(cues.count, seen.count) {
+            guard index < seen.count else {
+                lines.append("cue \(index + 1): expected \(cues[index].name), but no more cues were played (\(seen.count) of \(cues.count))")
+                break
+            }
+            guard index < cues.count else {
+                lines.append("cue \(index + 1): \(seen[index].name) was played, but the recording has only \(cues.count) cues")
+                break
+            }
+            let want = cues[index], got = seen[index]
+            guard want.name == got.name else {
+                lines.append("cue \(index + 1): expected \(want.name), saw \(got.name)")
+                continue
+            }
+            for step in 0..<max(want.commands.count, got.commands.count) {
+                let label = "cue \(index + 1) (\(want.name)), command \(step + 1)"
+                guard step < got.commands.count else {
+                    let missing = want.commands[step]
+                    lines.append("\(label): expected \(missing.command) at \(Self.seconds(missing.at)) s, but the cue sent nothing more")
+                    break
+                }
+                guard step < want.commands.count else {
+                    let extra = got.commands[step]
+                    lines.append("\(label): saw \(extra.command) at \(Self.seconds(extra.at)) s, which the recording does not have")
+                    break
+                }
+                let expected = want.commands[step], actual = got.commands[step]
+                let off = actual.at > expected.at ? actual.at - expected.at : expected.at - actual.at
+                if expected.command != actual.command {
+                    lines.append("\(label): expected \(expected.command) at \(Self.seconds(expected.at)) s, saw \(actual.command) at \(Self.seconds(actual.at)) s")
+                } else if let tolerance, off > tolerance {
+                    lines.append("\(label): \(expected.command) expected at \(Self.seconds(expected.at)) s, seen at \(Self.seconds(actual.at)) s "
+                                 + "(\(Self.milliseconds(off)) ms off, more than \(Self.milliseconds(tolerance)) ms)")
+                }
+            }
+        }
+        return lines
+    }
+
+    /// `0.140000`: seconds with six decimals, as the cassette writes them.
+    static func seconds(_ duration: Duration) -> String {
+        let micros = max(0, duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+        let fraction = String(micros % 1_000_000)
+        return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+
+    /// `120` or `5.3`: milliseconds, one decimal when there is a fraction.
+    static func milliseconds(_ duration: Duration) -> String {
+        let tenths = (duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000)
+        return tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
+    }
+
+    static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    }
+}
