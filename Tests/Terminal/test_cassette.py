@@ -27,7 +27,7 @@ def test_a_subscription_ended_with_ctrl_c_keeps_its_cassette(run, tmp_path):
     assert cassette.exists(), t.dump()
     assert oct(cassette.stat().st_mode & 0o777) == "0o600"
     text = cassette.read_text()
-    assert text.startswith("hwprobe-cassette 1.0\n") and re.search(r"^end \d+$", text, re.M), text
+    assert text.startswith("hwprobe-cassette 1.1\n") and re.search(r"^end \d+$", text, re.M), text
     replay = subprocess.run([hwprobe_binary(), "gatt", "--hci", "replay:" + str(cassette), SCALE, "--subscribe", "2A9D",
                              "--count", "3", "--json"], capture_output=True, text=True, timeout=60,
                             env={**os.environ, "HWPROBE_SIM_SPEED": "4"})
