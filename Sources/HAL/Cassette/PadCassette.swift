@@ -46,22 +46,7 @@ public struct PadCassette: Hashable, Sendable {
     }
 
     /// The commands every pad understands (`RumbleActuator`).
-    public enum Command: Hashable, Sendable, CustomStringConvertible {
-        case rumble(RumbleLevel, Duration)
-        case indicate(IndicatorColor?)
-        case stop
-
-        public var description: String {
-            switch self {
-            case .rumble(let level, let duration):
-                "rumble strong \(level.strong) weak \(level.weak) for \(PadCassette.milliseconds(duration)) ms"
-            case .indicate(let color?):
-                "light \(PadCassette.hex(color.red))\(PadCassette.hex(color.green))\(PadCassette.hex(color.blue))"
-            case .indicate(nil): "light back to rest"
-            case .stop: "stop"
-            }
-        }
-    }
+    public typealias Command = ActuatorCommand
 
     public enum Limits {
         public static let cues = 4096
@@ -128,10 +113,5 @@ public struct PadCassette: Hashable, Sendable {
     static func milliseconds(_ duration: Duration) -> String {
         let tenths = (duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000)
         return tenths % 10 == 0 ? "\(tenths / 10)" : "\(tenths / 10).\(tenths % 10)"
-    }
-
-    static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
     }
 }

@@ -3,19 +3,7 @@ import Synchronization
 /// An actuator that writes down every command with the clock's time, so tests can check the
 /// exact timed commands a cue becomes. It can be told to disappear after some commands.
 public final class RecordingActuator<C: Clock>: RumbleActuator where C.Duration == Duration {
-    public enum Command: Hashable, Sendable, CustomStringConvertible {
-        case rumble(RumbleLevel, Duration)
-        case indicate(IndicatorColor?)
-        case stop
-
-        public var description: String {
-            switch self {
-            case .rumble(let level, let duration): "rumble \(level) for \(duration)"
-            case .indicate(let color): color.map { "indicate \($0.red),\($0.green),\($0.blue)" } ?? "indicate rest"
-            case .stop: "stop"
-            }
-        }
-    }
+    public typealias Command = ActuatorCommand
 
     public struct Entry: Hashable, Sendable {
         public var command: Command
