@@ -7,7 +7,7 @@ import Transports
 @testable import hwprobe
 
 /// The drivers and the flows on real transports: our host stack against bumble peripherals that
-/// play a standard scale, a Body Composition scale, a Mi scale and the v1 mirror.
+/// play a Mi scale and the v1 mirror (the scales' weigh sessions are cassette tests now).
 @Suite(.serialized, .exclusivePeer, .enabled(if: peerAvailable, "no bumble venv: run scripts/setup-peers (CI does)"))
 struct DriverPeerTests {
     static let mirrorPeer = ["--profile", "mirror", "--speed", "10"]
@@ -18,61 +18,9 @@ struct DriverPeerTests {
         return (code, captured.stdout, captured.stderr)
     }
 
-    /// Runs `hwprobe weigh` while `during` drives the peer, and returns its JSON.
-    func weigh(_ peer: PeerProcess, during: @escaping @Sendable () async throws -> Void) async throws -> (Int32, [String: JSONShape]) {
-        let weighing = Task { await run(["weigh", "--hci", peer.tcp.description, peer.address.description, "--timeout", "20", "--json"]) }
-        try await during()
-        let result = await weighing.value
-        if result.code != 0 { Issue.record("weigh: \(result.err)") }
-        return (result.code, try JSONShape.parse(result.out))
-    }
-
-    /// Waits (with a deadline) until the peer has indicated its opening series of measurements.
-    func seriesSent(_ peer: PeerProcess, count: Int) async throws {
-        let clock = ContinuousClock()
-        let end = clock.now.advanced(by: .seconds(15))
-        while clock.now < end {
-            let state = try await peer.command(["cmd": "state"])
-            if let sent = state["indicated"] as? [Any], sent.count >= count { return }
-            try await clock.sleep(for: .milliseconds(50)) // polling another process's state
-        }
-        Issue.record("the peer never sent its series")
-    }
-
-    @Test func weighReturnsTheStandardScalesWeightExactly() async throws {
-        let peer = try await SharedPeers.shared.peer(["--profile", "scale"])
-        let (code, json) = try await weigh(peer) {
-            // 70.0, 72.3, 72.35 on subscription; then 72.35 again. The scale has no stable flag:
-            // the same weight twice in a row is the stable one.
-            try await seriesSent(peer, count: 3)
-            _ = try await peer.command(["cmd": "weigh", "kg": [72.35]])
-        }
-        #expect(code == 0)
-        #expect(json["weightKg"]?.number == 72.35)
-        #expect(json["driver"]?.string == "standard-scale")
-        #expect(json["address"]?.string == peer.address.description)
-    }
-
-    @Test func weighReadsAMultiPacketBodyCompositionMeasurement() async throws {
-        let peer = try await SharedPeers.shared.peer(["--profile", "bcs"])
-        // The peer sends its two-packet measurement (and the matching Weight Measurement) on subscription.
-        let (code, json) = try await weigh(peer) {}
-        #expect(code == 0)
-        #expect(json["driver"]?.string == "standard-scale")
-        #expect((json["weightKg"]?.number ?? 0) > 0)
-    }
-
-    @Test func weighReadsABroadcastingMiScaleWithoutConnecting() async throws {
-        let peer = try await SharedPeers.shared.peer(["--profile", "miscale"])
-        let (code, json) = try await weigh(peer) {
-            _ = try await peer.command(["cmd": "mi_weigh", "kg": 72.35, "impedance": 500])
-        }
-        #expect(code == 0)
-        #expect(json["weightKg"]?.number == 72.35)
-        #expect(json["driver"]?.string == "mi-scale")
-        let state = try await peer.command(["cmd": "state"])
-        #expect(state["connections"] as? Int ?? 0 == 0, "a broadcast scale is never connected to")
-    }
+    // The standard scale's series, the two-packet Body Composition Measurement and the
+    // broadcasting Mi scale are DriverCassetteTests now: the same sessions, recorded from these
+    // peers (CassettePeerTests records and compares them live on every run).
 
     @Test func listShowsTheMiScalesWeightAndTheMirrorsDriver() async throws {
         let mi = try await SharedPeers.shared.peer(["--profile", "miscale"])
