@@ -76,7 +76,7 @@ let package = Package(
         .plugin(name: "GitCommit", capability: .buildTool(), path: "BuildTools/GitCommitPlugin"),
 
         // Runs the flows many times with random faults and checks how each run ends (issue 9).
-        .executableTarget(name: "soak", dependencies: ["HAL", "Transports", "Capture", "Flows", "MirrorProfile", "PeerSupport", "MediaSupport"],
+        .executableTarget(name: "soak", dependencies: ["HAL", "Transports", "Capture", "Flows", "MirrorProfile", "PeerSupport", "MediaSupport", "TestKit"],
                           path: "Tests/Soak"),
         .executableTarget(name: "ble-bench", dependencies: ["HAL", "Transports", "PeerSupport"], path: "Benchmarks/BLEBench"),
         // Our host over the virtual controller, where no peer is the bottleneck (notifications/s, CPU each).
@@ -91,7 +91,7 @@ let package = Package(
         .target(name: "CZBarReference", dependencies: ["CZBar"], path: "Benchmarks/ZBarReference"),
         .executableTarget(name: "decode-bench", dependencies: ["HAL", "Capture", "Flows", "MediaSupport", "CZBarReference"],
                           path: "Benchmarks/DecodeBench"),
-        .testTarget(name: "HALTests", dependencies: ["HAL"], path: "Tests/HALTests"),
+        .testTarget(name: "HALTests", dependencies: ["HAL", "TestKit"], path: "Tests/HALTests"),
         // Starts and talks to the bumble peers (Tests/Peers) for the real-path tests of several targets.
         .target(name: "PeerSupport", dependencies: ["HAL", "Transports"], path: "Tests/PeerSupport"),
         // QR pictures made by Debian's qrencode CLI, and the blur, noise and perspective that spoil
@@ -99,17 +99,19 @@ let package = Package(
         .target(name: "MediaSupport", dependencies: ["HAL"], path: "Tests/MediaSupport"),
         // Re-runs test suites inside a umockdev testbed (Tests/Fixtures/umockdev emulate the devices).
         .target(name: "DeviceSupport", path: "Tests/DeviceSupport"),
-        .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport"], path: "Tests/TransportsTests",
+        // Seeded random numbers and `eventually`, shared by every test target (issue 20).
+        .target(name: "TestKit", path: "Tests/TestKit"),
+        .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport", "TestKit"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
         .testTarget(name: "VirtualControllerTests",
-                    dependencies: ["VirtualController", "Transports", "HAL", "Flows", "MirrorProfile", "StandardScale", "SerialTestSupport"],
+                    dependencies: ["VirtualController", "Transports", "HAL", "Flows", "MirrorProfile", "StandardScale", "SerialTestSupport", "TestKit"],
                     path: "Tests/VirtualControllerTests"),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport"], path: "Tests/CaptureTests"),
         // One serial executor for every test that must know when the code under test has settled.
         .target(name: "SerialTestSupport", dependencies: ["HAL"], path: "Tests/SerialTestSupport"),
-        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "MirrorProfile", "SerialTestSupport"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
+        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "MirrorProfile", "SerialTestSupport", "TestKit"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
         // The pad tests run the pad-probe helper under umockdev (fixtures in Tests/Fixtures/umockdev).
-        .testTarget(name: "PluginsTests", dependencies: ["HAL", "Transports", "DeviceSupport"] + driverTargets.map { .target(name: $0.name) },
+        .testTarget(name: "PluginsTests", dependencies: ["HAL", "Transports", "DeviceSupport", "TestKit"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),
         .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport", "MediaSupport", "DeviceSupport",
                                                       "VirtualController", "SerialTestSupport"], path: "Tests/hwprobeTests"),

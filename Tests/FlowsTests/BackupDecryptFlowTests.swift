@@ -1,4 +1,5 @@
 @testable import Flows
+import TestKit
 import HAL
 import Testing
 
@@ -160,7 +161,7 @@ struct BackupDecryptFlowTests {
         #expect(back?.icon == "lock.shield.fill")
 
         deriver.release()
-        #expect(await Kit.eventually { flow.runningDerivations == 0 })
+        #expect(await eventually { flow.runningDerivations == 0 })
         flow.dismiss()
         #expect(await flow.run() == .cancelled, "the right password's late result was not applied")
         let rest = await Kit.remaining(&outputs)

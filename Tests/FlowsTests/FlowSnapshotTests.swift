@@ -1,4 +1,5 @@
 @testable import Flows
+import TestKit
 import HAL
 import Testing
 
@@ -331,7 +332,7 @@ extension FlowSnapshotTests {
         _ = await starts.next()  // held in the decrypting state
         flow.cancel()
         deriver.release()
-        #expect(await Kit.eventually { flow.runningDerivations == 0 })
+        #expect(await eventually { flow.runningDerivations == 0 })
         flow.dismiss()
         #expect(await flow.run() == .cancelled)
         let screens = Kit.screens(await Kit.remaining(&outputs))

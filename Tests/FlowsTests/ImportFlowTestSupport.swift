@@ -76,15 +76,6 @@ enum ImportKit {
     static func forgedSecondCode() throws -> String {
         try VB1Code(id: VB1Vector.id, index: 2, count: 3, data: [9, 9, 9]).text
     }
-
-    /// Waits, without sleeping, until `condition` holds; gives up after many scheduler turns.
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<1_000_000 {
-            if condition() { return true }
-            await Task.yield()
-        }
-        return condition()
-    }
 }
 
 /// A key deriver that blocks until the test lets it go, the way a long scrypt run would, then

@@ -1,5 +1,6 @@
 import Flows
 import Synchronization
+import TestKit
 
 /// The test vector from the VB1 spec, and small helpers shared by the backup tests.
 enum VB1Vector {
@@ -69,17 +70,6 @@ final class CountingDeriver: KeyDeriver {
     }
 }
 
-/// A small deterministic generator so randomised tests are repeatable.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Writes a container from a hand-made header and arbitrary tail, for parser tests.
 func craftedContainer(logN: UInt8, r: UInt8, p: UInt8, magic: [UInt8] = Array("VLTB".utf8),

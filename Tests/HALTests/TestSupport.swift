@@ -44,11 +44,3 @@ func drive(_ clock: ManualClock, limit: Int = 5_000, until condition: () -> Bool
     return condition()
 }
 
-/// Lets other tasks run (without moving the clock) until `condition` holds.
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<2_000 {
-        if condition() { return true }
-        await Task.yield()
-    }
-    return condition()
-}

@@ -1,3 +1,4 @@
+import TestKit
 import HAL
 import MiScale
 import Testing

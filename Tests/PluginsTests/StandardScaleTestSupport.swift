@@ -1,3 +1,5 @@
+import TestKit
+
 /// Helpers for the Weight Scale / Body Composition tests: byte builders that follow the field
 /// definitions of WSS 1.0 §3.2, BCS 1.0 §3.2 and the GATT Specification Supplement
 /// ("Weight Measurement", "Body Composition Measurement", "Date Time"), written independently of
@@ -19,14 +21,3 @@ func approximately(_ a: Double?, _ b: Double, tolerance: Double = 1e-9) -> Bool 
     return abs(a - b) <= tolerance
 }
 
-/// A small deterministic generator so "random bytes never crash" tests are repeatable.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,3 +1,4 @@
+import TestKit
 import Capture
 import Flows
 import Foundation
@@ -20,7 +21,7 @@ struct ImportSoak {
     }
 
     static let password = "soak password"
-    var random: SeededRandom
+    var random: SplitMix64
     let directory: URL
 
     mutating func nextFault() -> Fault {

@@ -1,3 +1,4 @@
+import TestKit
 import Flows
 import Foundation
 import HAL
@@ -18,7 +19,7 @@ struct ScanSoak {
     }
 
     let speed: Double
-    var random: SeededRandom
+    var random: SplitMix64
 
     /// The mirror's states with how long each lasts there (peer `T_*`, life seconds), and the
     /// flow deadline (life seconds) that covers a mirror falling silent in it.

@@ -1,3 +1,4 @@
+import TestKit
 import Foundation
 import PeerSupport
 
@@ -37,7 +38,7 @@ if scans > 0 {
         exit(2)
     }
     let peer = try await PeerProcess.start(["--profile", "mirror", "--speed", String(speed)])
-    var soak = ScanSoak(speed: speed, random: SeededRandom(seed: seed))
+    var soak = ScanSoak(speed: speed, random: SplitMix64(seed: seed))
     var table = OutcomeTable()
     // Warm up once without a fault: thread pools and caches reach their working size.
     _ = try await soak.run(ScanSoak.Fault(label: "warm-up", command: nil, expected: "complete", bound: .seconds(60)),
@@ -78,7 +79,7 @@ if imports > 0 {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soak-\(getpid())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    var soak = ImportSoak(random: SeededRandom(seed: seed ^ 0xA5A5), directory: directory)
+    var soak = ImportSoak(random: SplitMix64(seed: seed ^ 0xA5A5), directory: directory)
     var table = OutcomeTable()
     let warmUp = ImportSoak.Fault(label: "none", expected: "decrypted")
     _ = try await soak.run(warmUp, number: 0, baseline: ProcessResources.now())

@@ -3,6 +3,7 @@ import SerialTestSupport
 import Testing
 import Transports
 import VirtualController
+import TestKit
 
 /// What a controller holds for a host that does not read is bounded, and what a host that writes
 /// without credits or sense gets is what a controller gives, never a crash or unbounded growth.
@@ -100,7 +101,7 @@ import VirtualController
     @Test func randomBytesNeverCrashTheControllerAndResetStillWorks() async throws {
         let controller = VirtualController(peripherals: [MirrorPeripheral()], clock: ManualClock())
         let host = RawHost(controller)
-        var generator = SplitMix(seed: 42)
+        var generator = SplitMix64(seed: 42)
         for _ in 0..<2_000 {
             let length = Int(generator.next() % 64)
             var bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
@@ -120,15 +121,3 @@ import VirtualController
     }
 }
 
-/// A small deterministic generator for the noise test.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,3 +1,4 @@
+import TestKit
 import HAL
 import Testing
 @testable import Transports
@@ -172,7 +173,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrashTheParsers() throws {
-        var rng = SeededGenerator(seed: 0xA77)
+        var rng = SplitMix64(seed: 0xA77)
         for _ in 0..<5000 {
             let count = Int.random(in: 0...30, using: &rng)
             var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }

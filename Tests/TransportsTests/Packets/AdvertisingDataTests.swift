@@ -1,3 +1,4 @@
+import TestKit
 import HAL
 import Testing
 @testable import Transports
@@ -145,7 +146,7 @@ import Testing
     }
 
     @Test func randomBytesNeverCrashTheParser() {
-        var rng = SeededGenerator(seed: 31)
+        var rng = SplitMix64(seed: 31)
         for _ in 0..<5000 {
             let count = Int.random(in: 0...40, using: &rng)
             let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }

@@ -1,3 +1,4 @@
+import TestKit
 import HAL
 import Testing
 @testable import Transports
@@ -54,7 +55,7 @@ import Testing
         for a in stride(from: 0, through: count, by: 3) {
             for b in stride(from: a, through: count, by: 5) { cuts.append([a, b]) }
         }
-        var rng = SeededGenerator(seed: 0x4834)
+        var rng = SplitMix64(seed: 0x4834)
         for _ in 0..<300 {
             let pieces = Int.random(in: 1...12, using: &rng)
             cuts.append((0..<pieces).map { _ in Int.random(in: 0...count, using: &rng) })

@@ -1,3 +1,4 @@
+import TestKit
 import HAL
 import Testing
 @testable import Transports
@@ -233,7 +234,7 @@ import Testing
     // MARK: Hostile input
 
     @Test func randomBytesNeverCrashTheEventParser() {
-        var rng = SeededGenerator(seed: 7)
+        var rng = SplitMix64(seed: 7)
         for _ in 0..<3000 {
             let code: UInt8 = [0x05, 0x0E, 0x0F, 0x10, 0x13, 0x3E].randomElement(using: &rng) ?? 0x3E
             let count = Int.random(in: 0...60, using: &rng)
