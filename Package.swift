@@ -100,13 +100,13 @@ let package = Package(
         // Re-runs test suites inside a umockdev testbed (Tests/Fixtures/umockdev emulate the devices).
         .target(name: "DeviceSupport", path: "Tests/DeviceSupport"),
         // Seeded random numbers and `eventually`, shared by every test target (issue 20).
-        .target(name: "TestKit", path: "Tests/TestKit"),
+        .target(name: "TestKit", dependencies: ["HAL"], path: "Tests/TestKit"),
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport", "TestKit"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
         .testTarget(name: "VirtualControllerTests",
                     dependencies: ["VirtualController", "Transports", "HAL", "Flows", "MirrorProfile", "StandardScale", "SerialTestSupport", "TestKit"],
                     path: "Tests/VirtualControllerTests"),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport"], path: "Tests/CaptureTests"),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport", "TestKit"], path: "Tests/CaptureTests"),
         // One serial executor for every test that must know when the code under test has settled.
         .target(name: "SerialTestSupport", dependencies: ["HAL"], path: "Tests/SerialTestSupport"),
         .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "MirrorProfile", "SerialTestSupport", "TestKit"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),

@@ -1,3 +1,4 @@
+import TestKit
 import Flows
 import Testing
 

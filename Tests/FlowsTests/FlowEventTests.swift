@@ -1,4 +1,5 @@
 @testable import Flows
+import TestKit
 import HAL
 import Testing
 

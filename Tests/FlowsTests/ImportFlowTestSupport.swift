@@ -1,3 +1,4 @@
+import TestKit
 import Dispatch
 @testable import Flows
 import HAL

@@ -1,3 +1,4 @@
+import TestKit
 import Foundation
 import Synchronization
 
@@ -183,7 +184,4 @@ func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
     withUnsafeBytes(of: value.littleEndian) { Array($0) }
 }
 
-func hexBytes(_ text: String) -> [UInt8] {
-    let digits = Array(text.filter(\.isHexDigit))
-    return stride(from: 0, to: digits.count - 1, by: 2).compactMap { UInt8(String(digits[$0...$0 + 1]), radix: 16) }
-}
+func hexBytes(_ text: String) -> [UInt8] { bytes(hex: text) }
