@@ -59,6 +59,8 @@ import VirtualController
         (.quietScale, "scan.scale-rate", "a second over"),
         (.progressOutsideScan, "scan.progress", "progress 0 in ready (2); saw 50"),
         (.staleAfterDisconnect, "state.disconnect-mid-scan", "saw error (7), progress 0, error 5"),
+        (.processesWhileOccupied, "scan.step-off", "processing while the scale still reported someone on it"),
+        (.ignoresAbortWhenComplete, "scan.abort-complete", "saw complete (6)"),
     ])
     func eachDeviationFailsExactlyItsCheck(_ deviation: MirrorPeripheral.Deviation, _ check: String, _ words: String) async throws {
         let (code, out, _) = try await run(["check", "--hci", "sim:?deviation=\(deviation.rawValue)", "C0:FF:EE:00:4F:2A",

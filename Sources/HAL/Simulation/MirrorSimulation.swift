@@ -107,10 +107,15 @@ public struct MirrorSimulation: Sendable {
     /// Runs whatever was due by `now`, earliest first. Nothing runs while the link is down.
     public mutating func advance(to now: Duration) -> [Output] {
         begin(now)
-        while let action = schedule.popDue(at: now) {
+        while let (action, due) = schedule.popDueEntry(at: now) {
             guard isConnected else { continue }
+            // What the action schedules next counts from when it was due: a late wake-up (a
+            // loaded machine, a sped-up clock) runs the overdue ticks then, rather than slowing
+            // the mirror's cadence (its scale's five reports a second) for the rest of the run.
+            self.now = due
             run(action)
         }
+        self.now = now
         return finish()
     }
 

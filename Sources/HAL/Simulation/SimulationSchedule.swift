@@ -37,6 +37,11 @@ public struct SimulationSchedule<Action: Sendable>: Sendable {
 
     /// Takes out the earliest action due at `now`, or nil when none is.
     public mutating func popDue(at now: Duration) -> Action? {
+        popDueEntry(at: now)?.action
+    }
+
+    /// The earliest action due by `now` and when it was due, removed.
+    public mutating func popDueEntry(at now: Duration) -> (action: Action, deadline: Duration)? {
         var best: Int?
         for index in entries.indices where entries[index].deadline <= now {
             if let current = best {
@@ -47,7 +52,8 @@ public struct SimulationSchedule<Action: Sendable>: Sendable {
             }
         }
         guard let best else { return nil }
-        return entries.remove(at: best).action
+        let entry = entries.remove(at: best)
+        return (entry.action, entry.deadline)
     }
 
     public mutating func removeAll() {

@@ -15,6 +15,9 @@ public struct MirrorPeripheral: VirtualPeripheral {
     private var silent = false
     /// The last `scale` notified (`quiet-scale` notifies only changes of its flags).
     private var lastScale: ScaleStatus?
+    /// `processes-while-occupied`: the last state notified, and the step-off held back until processing.
+    private var lastState: MirrorScanState?
+    private var heldStepOff: [UInt8]?
 
     /// The value handles of the profile's characteristics.
     public struct Handles: Hashable, Sendable {
@@ -61,6 +64,11 @@ public struct MirrorPeripheral: VirtualPeripheral {
         case progressOutsideScan = "progress-outside-scan"
         /// A central that leaves mid-scan finds the mirror in `error` (code 5) on reconnecting.
         case staleAfterDisconnect = "stale-after-disconnect"
+        /// Tells of the person stepping off only after it has notified processing (as a mirror
+        /// that starts processing while someone is still on the scale would look to a client).
+        case processesWhileOccupied = "processes-while-occupied"
+        /// Takes abort in `complete` (success) but stays in `complete`.
+        case ignoresAbortWhenComplete = "ignores-abort-when-complete"
     }
 
     public let deviations: Set<Deviation>
@@ -169,10 +177,21 @@ public struct MirrorPeripheral: VirtualPeripheral {
                 if deviations.contains(.skipsStepOff), status.state == .stepOff { continue }
                 var value = MirrorProfileValues.scanState(status)
                 if deviations.contains(.progressOutsideScan), status.state == .ready { value[1] = 50 }
+                lastState = status.state
                 pdu = silent ? nil : notification(handles.scanState, value)
+                if let held = heldStepOff, status.state == .processing {
+                    heldStepOff = nil
+                    if let pdu { actions.append(PeripheralChannels.att(pdu)) }
+                    if !silent, let stepOff = notification(handles.scale, held) { actions.append(PeripheralChannels.att(stepOff)) }
+                    continue
+                }
             case .scale(let status):
                 if deviations.contains(.quietScale), let last = lastScale, MirrorProfileValues.scale(last).first == MirrorProfileValues.scale(status).first { continue }
                 lastScale = status
+                if deviations.contains(.processesWhileOccupied), lastState == .stepOff, !status.occupied {
+                    heldStepOff = MirrorProfileValues.scale(status)
+                    continue
+                }
                 pdu = silent ? nil : notification(handles.scale, MirrorProfileValues.scale(status))
             case .alignment(let alignment):
                 pdu = silent ? nil : notification(handles.alignment, MirrorProfileValues.alignment(alignment))
@@ -255,7 +274,9 @@ public struct MirrorPeripheral: VirtualPeripheral {
                     if deviations.contains(.confirmsUnaligned) { return nil }
                     command = .confirmAlignment
                 case 0x02: command = .startScan
-                case 0x03: command = .abort
+                case 0x03:
+                    if deviations.contains(.ignoresAbortWhenComplete), simulation.scanStatus.state == .complete { return nil }
+                    command = .abort
                 case 0x04: command = .reset
                 default: return .valueNotAllowed
                 }
