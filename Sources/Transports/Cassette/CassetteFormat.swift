@@ -60,16 +60,13 @@ public enum CassetteFormat {
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
-        bytes.isEmpty ? "-" : bytes.map(hexByte).joined()
+        bytes.isEmpty ? "-" : Hex.string(bytes, .lower)
     }
 
-    static func hexByte(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-    }
+    static func hexByte(_ byte: UInt8) -> String { Hex.byte(byte, .lower) }
 
     static func handleText(_ handle: UInt16) -> String {
-        "0x" + hexByte(UInt8(handle >> 8)) + hexByte(UInt8(handle & 0xFF))
+        "0x" + Hex.word(handle, .lower)
     }
 }
 

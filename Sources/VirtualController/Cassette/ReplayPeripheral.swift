@@ -207,11 +207,8 @@ public struct ReplayPeripheral: VirtualPeripheral {
     }
 }
 
-func hex16(_ value: UInt16) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-}
+/// `0x000E`: a handle as the warnings name it.
+func hex16(_ value: UInt16) -> String { "0x" + Hex.word(value) }
 
-func hexBytes(_ bytes: [UInt8]) -> String {
-    bytes.isEmpty ? "(empty)" : bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-}
+/// A value as the warnings show it: lower-case hex, `(empty)` for none.
+func hexBytes(_ bytes: [UInt8]) -> String { bytes.isEmpty ? "(empty)" : Hex.string(bytes, .lower) }

@@ -253,7 +253,7 @@ enum MirrorChecks {
 /// How findings write bytes and properties.
 enum CheckText {
     static func hex(_ bytes: [UInt8]) -> String {
-        bytes.isEmpty ? "(empty)" : bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
+        bytes.isEmpty ? "(empty)" : Hex.string(bytes, separator: " ")
     }
 
     /// A duration as findings say it: `30 s`, `2.5 s`.
