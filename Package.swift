@@ -20,7 +20,7 @@ let driverTargets: [Target] = [
     driver("OneByoneScale", folder: "OneByoneScale"),
     driver("YunmaiScale", folder: "YunmaiScale"),
     driver("BeurerSanitasScale", folder: "BeurerSanitasScale"),
-    driver("MirrorProfile", folder: "Mirror"),
+    driver("MirrorV1", folder: "MirrorV1"),
     driver("Xbox360Pad", folder: "Xbox360Pad"),
     driver("DualShock4", folder: "DualShock4"),
     driver("EvdevRumble", folder: "EvdevRumble"),
@@ -76,7 +76,7 @@ let package = Package(
         .plugin(name: "GitCommit", capability: .buildTool(), path: "BuildTools/GitCommitPlugin"),
 
         // Runs the flows many times with random faults and checks how each run ends (issue 9).
-        .executableTarget(name: "soak", dependencies: ["HAL", "Transports", "Capture", "Flows", "MirrorProfile", "PeerSupport", "MediaSupport", "TestKit"],
+        .executableTarget(name: "soak", dependencies: ["HAL", "Transports", "Capture", "Flows", "MirrorV1", "PeerSupport", "MediaSupport", "TestKit"],
                           path: "Tests/Soak"),
         .executableTarget(name: "ble-bench", dependencies: ["HAL", "Transports", "PeerSupport"], path: "Benchmarks/BLEBench"),
         // Our host over the virtual controller, where no peer is the bottleneck (notifications/s, CPU each).
@@ -104,12 +104,12 @@ let package = Package(
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport", "TestKit"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
         .testTarget(name: "VirtualControllerTests",
-                    dependencies: ["VirtualController", "Transports", "HAL", "Flows", "MirrorProfile", "StandardScale", "SerialTestSupport", "TestKit"],
+                    dependencies: ["VirtualController", "Transports", "HAL", "Flows", "MirrorV1", "StandardScale", "SerialTestSupport", "TestKit"],
                     path: "Tests/VirtualControllerTests"),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport", "TestKit"], path: "Tests/CaptureTests"),
         // One serial executor for every test that must know when the code under test has settled.
         .target(name: "SerialTestSupport", dependencies: ["HAL"], path: "Tests/SerialTestSupport"),
-        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "MirrorProfile", "SerialTestSupport", "TestKit"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
+        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "MirrorV1", "SerialTestSupport", "TestKit"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
         // The pad tests run the pad-probe helper under umockdev (fixtures in Tests/Fixtures/umockdev).
         .testTarget(name: "PluginsTests", dependencies: ["HAL", "Transports", "DeviceSupport", "TestKit"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),

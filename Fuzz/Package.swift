@@ -28,7 +28,7 @@ let package = Package(
         // Bluetooth: from the controller's byte stream up to GATT.
         fuzzTarget("h4", [transports]),
         fuzzTarget("hci-event", [transports]),
-        fuzzTarget("advertising", [transports, hal, product("StandardScale"), product("MiScale"), product("MirrorProfile")]),
+        fuzzTarget("advertising", [transports, hal, product("StandardScale"), product("MiScale"), product("MirrorV1")]),
         fuzzTarget("acl-l2cap", [transports]),
         fuzzTarget("att", [transports]),
         fuzzTarget("gatt", [transports, hal]),
@@ -38,7 +38,7 @@ let package = Package(
         fuzzTarget("usb", [transports]),
         // What the scale and mirror drivers read from characteristics and advertisements.
         fuzzTarget("standard-scale", [product("StandardScale")]),
-        fuzzTarget("mirror", [product("MirrorProfile")]),
+        fuzzTarget("mirror", [product("MirrorV1")]),
         fuzzTarget("mi-scale", [hal, product("MiScale")]),
         // The vendor families' frames and conversations (issue 18).
         fuzzTarget("vendor-scales", [hal, transports, product("QNScale"), product("IcomonScale"), product("OneByoneScale"),

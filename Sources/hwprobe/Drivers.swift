@@ -4,7 +4,7 @@ import EvdevRumble
 import HAL
 import IcomonScale
 import MiScale
-import MirrorProfile
+import MirrorV1
 import OneByoneScale
 import QNScale
 import StandardScale
@@ -14,7 +14,7 @@ import YunmaiScale
 /// Every linked driver, in registration order (which breaks ties between equally specific rules).
 /// Adding a device is adding a folder under Plugins/ and a line here.
 let linkedDrivers: [any Driver] = [
-    MirrorDriver(),
+    MirrorV1Driver(),
     MiScaleDriver(),
     QNBroadcastDriver(),
     QNScaleDriver(),

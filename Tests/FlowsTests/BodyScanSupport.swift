@@ -1,4 +1,4 @@
-import MirrorProfile
+import MirrorV1
 import SerialTestSupport
 import HAL
 import Synchronization
@@ -35,7 +35,7 @@ final class OutputLog: Sendable {
 }
 
 /// The real mirror driver's rules decide what is a mirror, as in hwprobe.
-let registry = DriverRegistry(drivers: [MirrorDriver()])
+let registry = DriverRegistry(drivers: [MirrorV1Driver()])
 
 /// Runs one attempt of the body scan against a fake mirror, moving the manual clock from deadline
 /// to deadline until the attempt ends. `act` may answer for the person at any point.

@@ -4,7 +4,7 @@ import EvdevRumble
 import HAL
 import IcomonScale
 import MiScale
-import MirrorProfile
+import MirrorV1
 import OneByoneScale
 import QNScale
 import StandardScale
@@ -16,7 +16,7 @@ import YunmaiScale
 /// Adding a driver means adding its devices here.
 @Suite struct DriverCatalogTests {
     /// In hwprobe's registration order (Sources/hwprobe/Drivers.swift; BootstrapTests checks it there).
-    static let drivers: [any Driver] = [MirrorDriver(), MiScaleDriver(), QNBroadcastDriver(), QNScaleDriver(), IcomonScaleDriver(),
+    static let drivers: [any Driver] = [MirrorV1Driver(), MiScaleDriver(), QNBroadcastDriver(), QNScaleDriver(), IcomonScaleDriver(),
                                         OneByoneScaleDriver(), YunmaiScaleDriver(), BeurerSanitasScaleDriver(), StandardScaleDriver(),
                                         Xbox360PadDriver(), DualShock4Driver(), EvdevRumbleDriver()]
     let registry = DriverRegistry(drivers: drivers)
@@ -91,10 +91,10 @@ import YunmaiScale
 
     static let catalog: [Entry] = [
         Entry(name: "mirror, legacy advertisement (no name)", subject: .advertisement(Advertisement(
-            flags: 0x06, serviceUUIDs: [MirrorDriver.service], manufacturerData: [0xFFFF: [0x4D, 0x52, 0x01, 0x00, 0x00, 0x4F, 0x2A]])),
+            flags: 0x06, serviceUUIDs: [MirrorV1Driver.service], manufacturerData: [0xFFFF: [0x4D, 0x52, 0x01, 0x00, 0x00, 0x4F, 0x2A]])),
               driver: "mirror-v1"),
         Entry(name: "mirror, service only (manufacturer data lost)", subject: .advertisement(Advertisement(
-            serviceUUIDs: [MirrorDriver.service])), driver: "mirror-v1"),
+            serviceUUIDs: [MirrorV1Driver.service])), driver: "mirror-v1"),
         Entry(name: "another FFFF test device is not a mirror", subject: .advertisement(Advertisement(
             manufacturerData: [0xFFFF: [0x00, 0x01]])), driver: nil),
         Entry(name: "Mi Body Composition Scale 2", subject: .advertisement(Advertisement(
@@ -144,7 +144,7 @@ import YunmaiScale
         let ids = Self.drivers.map(\.descriptor.id)
         #expect(Set(ids).count == ids.count)
         #expect(Self.drivers.allSatisfy { !$0.descriptor.rules.isEmpty })
-        #expect(MirrorDriver().descriptor.kind == .mirror)
+        #expect(MirrorV1Driver().descriptor.kind == .mirror)
         #expect(MiScaleDriver().descriptor.kind == .scale)
         #expect(Xbox360PadDriver().descriptor.kind == .hapticPad)
     }

@@ -2,7 +2,7 @@ import TestKit
 import Flows
 import Foundation
 import HAL
-import MirrorProfile
+import MirrorV1
 import PeerSupport
 import Transports
 
@@ -111,7 +111,7 @@ struct ScanSoak {
         }
         let clock = ContinuousClock()
         let started = clock.now
-        var configuration = BodyScanConfiguration(recognizingMirrorsWith: DriverRegistry(drivers: [MirrorDriver()]))
+        var configuration = BodyScanConfiguration(recognizingMirrorsWith: DriverRegistry(drivers: [MirrorV1Driver()]))
         configuration.autoAnswer = true
         configuration.mirrorAddress = BLEAddressFilter(peer.address)
         let flowClock = ScaledClock(speed: speed)
@@ -121,7 +121,7 @@ struct ScanSoak {
         do {
             let central = try await BLECentral.open(peer.tcp)
             centralBox = WeakBox(central.host)
-            let flow = BodyScanFlow(transport: BLEScaleTransport(central: central, registry: DriverRegistry(drivers: [MirrorDriver()])),
+            let flow = BodyScanFlow(transport: BLEScaleTransport(central: central, registry: DriverRegistry(drivers: [MirrorV1Driver()])),
                                     clock: flowClock, configuration: configuration)
             flowBox = WeakBox(flow)
             let drain = Task { for await _ in flow.outputs {} }

@@ -1,7 +1,7 @@
 import Flows
 import Foundation
 import HAL
-import MirrorProfile
+import MirrorV1
 import SerialTestSupport
 import StandardScale
 import Testing
@@ -12,7 +12,7 @@ import Transports
 /// recorded device through our host and the virtual controller, on a manual clock, with no peer.
 /// A driver that changed how it reads these devices fails here.
 @Suite struct CassettePlaybackTests {
-    static let registry = DriverRegistry(drivers: [MirrorDriver(), StandardScaleDriver()])
+    static let registry = DriverRegistry(drivers: [MirrorV1Driver(), StandardScaleDriver()])
 
     static func fixture(_ name: String) throws -> BLECassette {
         let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -1,5 +1,5 @@
 import HAL
-import MirrorProfile
+import MirrorV1
 import SerialTestSupport
 import Testing
 import Transports
@@ -125,7 +125,7 @@ import VirtualController
         #expect(advertisement.serviceUUIDs == [MirrorGATT.service] && advertisement.localName == nil)
         let merged = advertisement.merging(try reports[1].advertisement())
         #expect(merged == MirrorScript().advertisement)
-        #expect(DriverRegistry(drivers: [MirrorDriver()]).claim(.advertisement(merged))?.descriptor.id == "mirror-v1")
+        #expect(DriverRegistry(drivers: [MirrorV1Driver()]).claim(.advertisement(merged))?.descriptor.id == "mirror-v1")
     }
 
     @Test func passiveScanningGetsNoScanResponseAndLegacyScannersMissExtendedAdvertising() async throws {
@@ -172,7 +172,7 @@ import VirtualController
         #expect(fromLegacy == MirrorScript().advertisement)
         #expect(fromExtended.localName == "Mirror 4F2A")
         #expect(fromExtended.manufacturerData == fromLegacy.manufacturerData && fromExtended.serviceUUIDs == fromLegacy.serviceUUIDs)
-        let registry = DriverRegistry(drivers: [MirrorDriver()])
+        let registry = DriverRegistry(drivers: [MirrorV1Driver()])
         #expect(registry.claim(.advertisement(fromExtended))?.reason == registry.claim(.advertisement(fromLegacy))?.reason)
     }
 

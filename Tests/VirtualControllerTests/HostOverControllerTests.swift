@@ -1,5 +1,5 @@
 import HAL
-import MirrorProfile
+import MirrorV1
 import SerialTestSupport
 import Testing
 import Transports
@@ -60,7 +60,7 @@ import VirtualController
         #expect(device.name == "Mirror 4F2A" && device.rssi == -48)
         #expect(device.advertisement.manufacturerData[0xFFFF] == [0x4D, 0x52, 0x01, 0x00, 0x00, 0x4F, 0x2A])
         #expect(device.advertisement.serviceUUIDs == [MirrorGATT.service])
-        #expect(DriverRegistry(drivers: [MirrorDriver()]).claim(.advertisement(device.advertisement))?.reason
+        #expect(DriverRegistry(drivers: [MirrorV1Driver()]).claim(.advertisement(device.advertisement))?.reason
                 == "mirror-v1 by manufacturer FFFF data 4D 52")
     }
 

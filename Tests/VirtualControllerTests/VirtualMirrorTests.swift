@@ -1,6 +1,6 @@
 import Flows
 import HAL
-import MirrorProfile
+import MirrorV1
 import SerialTestSupport
 import StandardScale
 import Testing
@@ -11,7 +11,7 @@ import VirtualController
 /// virtual controller, on a manual clock. The expectations are the ones the bumble mirror peer is
 /// held to (hwprobeTests' DriverPeerTests): the same states, result, fault reasons and refusals.
 @Suite struct VirtualMirrorTests {
-    static let registry = DriverRegistry(drivers: [MirrorDriver(), StandardScaleDriver()])
+    static let registry = DriverRegistry(drivers: [MirrorV1Driver(), StandardScaleDriver()])
     static let goodStates: [BodyScanState] = [.connecting, .waitForScale, .preflight, .alignScale, .confirmAlignment, .warmingUp,
                                               .phoneDown, .countdown, .scanning, .stepOff, .processing, .complete]
 
@@ -134,7 +134,7 @@ import VirtualController
             do {
                 let central = try await BLECentral.open(stream: controller, uri: .simulatedBench, clock: clock)
                 let link = try await central.connect(MirrorScript().address)
-                let mirror = try await MirrorDriver().open(link, device: MirrorScript().discoveredDevice, clock: clock)
+                let mirror = try await MirrorV1Driver().open(link, device: MirrorScript().discoveredDevice, clock: clock)
                 let value = try await body(mirror, link, clock)
                 await mirror.disconnect()
                 await central.close()

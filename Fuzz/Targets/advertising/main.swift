@@ -1,13 +1,13 @@
 import FuzzSupport
 import HAL
 import MiScale
-import MirrorProfile
+import MirrorV1
 import StandardScale
 import Transports
 
 /// Advertising data (the AD structures of an advertisement or scan response), parsed, claimed by
 /// the driver registry as a scan would, and written back: what we write must read back the same.
-let registry = DriverRegistry(drivers: [StandardScaleDriver(), MiScaleDriver(), MirrorDriver()])
+let registry = DriverRegistry(drivers: [StandardScaleDriver(), MiScaleDriver(), MirrorV1Driver()])
 
 runFuzzer { bytes in
     guard let advertisement = try? AdvertisingData.parse(bytes) else { return }

@@ -1,5 +1,5 @@
 import FuzzSupport
-@_spi(Fuzzing) import MirrorProfile
+@_spi(Fuzzing) import MirrorV1
 
 /// A value of each of the mirror profile's characteristics the client reads or is notified of:
 /// scan state, scale, alignment, device information and scan result.

@@ -41,7 +41,7 @@ public final class BodyScanFlow: Sendable {
     /// Ends `outputs` once no further attempt will be made.
     public func close() { output.finish() }
 
-    private func send(_ action: UserAction) {
+    private func send(_ action: ScanUserAction) {
         _ = current.withLock { $0?.yield(.user(action)) }
     }
 
@@ -60,7 +60,7 @@ public final class BodyScanFlow: Sendable {
     }
 }
 
-enum UserAction: Sendable, Hashable {
+enum ScanUserAction: Sendable, Hashable {
     case cancel, pick(BLEAddress), confirm, realign
 }
 
@@ -71,7 +71,7 @@ enum ScanInput: Sendable {
     case discovered(DiscoveredDevice)
     case discoveryFailed(String)
     case timer(Int)
-    case user(UserAction)
+    case user(ScanUserAction)
     case done(Int, Result<CommandReply, ScaleError>)
     /// Not an input: asks a wait's handler whether what is already known satisfies it.
     case probe
@@ -85,13 +85,13 @@ enum CommandReply: Sendable {
 }
 
 /// How an attempt stops early.
-enum Stop: Error {
+enum ScanStop: Error {
     case failed(BodyScanFailure)
     case cancelled
 }
 
 /// What a wait's handler decides about one input.
-enum Step {
+enum ScanWaitStep {
     case keepWaiting
     /// Real progress was made (never a repeat of what was already known): the wait's warning
     /// and deadline start over.
@@ -164,7 +164,7 @@ final class ScanAttempt {
 
     // MARK: the scan, step by step
 
-    private func scan() async throws(Stop) -> ScanResult {
+    private func scan() async throws(ScanStop) -> ScanResult {
         let device = try await findMirror()
         try await connect(to: device)
 
@@ -225,7 +225,7 @@ final class ScanAttempt {
         return result
     }
 
-    private func findMirror() async throws(Stop) -> DiscoveredDevice {
+    private func findMirror() async throws(ScanStop) -> DiscoveredDevice {
         enter(.connecting, BodyScanScreens.lookingForMirror())
         let discovery = transport.discover()
         let post = post
@@ -239,7 +239,7 @@ final class ScanAttempt {
         var found: [BLEAddress: DiscoveredDevice] = [:]
         var chosen: DiscoveredDevice?
         var window: Int?
-        try await wait(in: .connecting, deadlines.findMirror) { [unowned self] input throws(Stop) in
+        try await wait(in: .connecting, deadlines.findMirror) { [unowned self] input throws(ScanStop) in
             switch input {
             case .discovered(let device) where configuration.isMirror(device):
                 if let wanted = configuration.mirrorAddress {
@@ -280,7 +280,7 @@ final class ScanAttempt {
         return picked
     }
 
-    private func connect(to device: DiscoveredDevice) async throws(Stop) {
+    private func connect(to device: DiscoveredDevice) async throws(ScanStop) {
         let state = states.last ?? .connecting
         show(BodyScanScreens.connecting(to: device.name ?? device.address.description))
         let transport = transport
@@ -302,7 +302,7 @@ final class ScanAttempt {
         }
     }
 
-    private func preflight() async throws(Stop) {
+    private func preflight() async throws(ScanStop) {
         enter(.preflight, BodyScanScreens.preflight())
         guard case .info(let info) = try required(await command(in: .preflight, { link in .info(try await link.readInfo()) }), in: .preflight)
         else { return }
@@ -318,7 +318,7 @@ final class ScanAttempt {
         }
     }
 
-    private func alignAndConfirm() async throws(Stop) {
+    private func alignAndConfirm() async throws(ScanStop) {
         var mustSeeFreshAlignment = false
         while true {
             enter(.alignScale, BodyScanScreens.alignScale(alignment))
@@ -356,7 +356,7 @@ final class ScanAttempt {
     /// After Re-align: the scale must be lined up and left alone. A mirror notifies alignment only
     /// when it changes, so "aligned, and no newer reading for a moment" is the signal that the
     /// person is done, whether they moved the scale or found it already square.
-    private func waitForSettledAlignment() async throws(Stop) {
+    private func waitForSettledAlignment() async throws(ScanStop) {
         var settle: Int?
         if alignment?.aligned == true { settle = schedule(after: configuration.realignSettle) }
         defer { if let settle { cancelTimer(settle) } }
@@ -376,13 +376,13 @@ final class ScanAttempt {
     }
 
     /// `init` and `scanToken`: refused writes end the attempt.
-    private func start(_ command: MirrorCommand, in state: BodyScanState) async throws(Stop) {
+    private func start(_ command: MirrorCommand, in state: BodyScanState) async throws(ScanStop) {
         if case .failure(let error) = try await self.command(in: state, { link in try await link.send(command); return .none }) {
             throw .failed(refusal(error, in: state))
         }
     }
 
-    private func stepOnAndCountDown() async throws(Stop) {
+    private func stepOnAndCountDown() async throws(ScanStop) {
         while true {
             enter(.phoneDown, BodyScanScreens.phoneDown(scale))
             try await wait(in: .phoneDown, deadlines.onScaleAndStable) { [unowned self] input in
@@ -419,7 +419,7 @@ final class ScanAttempt {
     /// Handles inputs until `handle` says done. Disconnection, a mirror error, the person
     /// cancelling and this wait's deadline end the attempt from any wait.
     private func wait(in state: BodyScanState, _ deadline: Deadline?, for words: String? = nil,
-                      _ handle: (ScanInput) throws(Stop) -> Step) async throws(Stop) {
+                      _ handle: (ScanInput) throws(ScanStop) -> ScanWaitStep) async throws(ScanStop) {
         var warnTimer: Int?
         var failTimer: Int?
         func arm() {
@@ -460,7 +460,7 @@ final class ScanAttempt {
     /// meanwhile are kept for the next wait.
     private func command(in state: BodyScanState,
                          _ body: @escaping @Sendable (any ScaleConnection) async throws -> CommandReply)
-        async throws(Stop) -> Result<CommandReply, ScaleError> {
+        async throws(ScanStop) -> Result<CommandReply, ScaleError> {
         guard let connection = link else { throw .failed(failure(.disconnected, "Not connected to the mirror.", "Try again.", state: state)) }
         switch await run(in: state, deadlines.command, { try await body(connection) }) {
         case .success(let reply): return .success(reply)
@@ -473,7 +473,7 @@ final class ScanAttempt {
     }
 
     /// A command whose refusal ends the attempt.
-    private func required(_ result: Result<CommandReply, ScaleError>, in state: BodyScanState) throws(Stop) -> CommandReply {
+    private func required(_ result: Result<CommandReply, ScaleError>, in state: BodyScanState) throws(ScanStop) -> CommandReply {
         switch result {
         case .success(let reply): return reply
         case .failure(let error): throw .failed(refusal(error, in: state))
@@ -482,7 +482,7 @@ final class ScanAttempt {
 
     /// Starts `body` and waits for its answer, keeping other inputs for later.
     private func run(in state: BodyScanState, _ deadline: Deadline,
-                     _ body: @escaping @Sendable () async throws -> CommandReply) async -> Result<CommandReply, CommandStop> {
+                     _ body: @escaping @Sendable () async throws -> CommandReply) async -> Result<CommandReply, ScanCommandStop> {
         nextID += 1
         let id = nextID
         let post = post
@@ -535,7 +535,7 @@ final class ScanAttempt {
     }
 
     /// Keeps the mirror's latest facts and stops on the ones that end any wait.
-    private func absorb(_ input: ScanInput, in state: BodyScanState) throws(Stop) {
+    private func absorb(_ input: ScanInput, in state: BodyScanState) throws(ScanStop) {
         try absorbFatal(input, in: state)
         switch input {
         case .event(.scale(let status)): scale = status
@@ -546,7 +546,7 @@ final class ScanAttempt {
         }
     }
 
-    private func absorbFatal(_ input: ScanInput, in state: BodyScanState) throws(Stop) {
+    private func absorbFatal(_ input: ScanInput, in state: BodyScanState) throws(ScanStop) {
         switch input {
         case .event(.disconnected(let reason)):
             link = nil
@@ -668,7 +668,7 @@ final class ScanAttempt {
 }
 
 /// A command's failure: either the device said no (the caller decides), or the attempt must stop.
-enum CommandStop: Error {
+enum ScanCommandStop: Error {
     case scale(ScaleError)
-    case stop(Stop)
+    case stop(ScanStop)
 }

@@ -16,7 +16,7 @@ final class MirrorConnection: ScaleConnection {
     static func open(_ link: BLEConnection, device: DiscoveredDevice) async throws(ScaleError) -> MirrorConnection {
         do {
             _ = try? await link.bearer.exchangeMTU(247)
-            guard let service = try await link.gatt.primaryServices(uuid: MirrorDriver.service).first else {
+            guard let service = try await link.gatt.primaryServices(uuid: MirrorV1Driver.service).first else {
                 throw ScaleError.unsupported("the body-scan mirror service is missing")
             }
             var found: [BluetoothUUID: GATTCharacteristic] = [:]

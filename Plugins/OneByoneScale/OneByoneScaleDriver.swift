@@ -9,9 +9,12 @@ public struct OneByoneScaleDriver: Driver {
     /// OneByoneHandler.kt's name tests (lower-cased `contains`).
     public static let nameParts = ["t9146", "t9147", "t9120", "health scale"]
 
+    /// The unit the scale is told to show in its opening exchange (it reports kilograms whatever it shows).
     public var displayUnit: WeightUnit
+    /// How long the opening exchange may take before the session gives up with a readable error.
     public var handshakeDeadline: Duration
 
+    /// A driver that sets the scale's display to `displayUnit`; the defaults suit a bench session.
     public init(displayUnit: WeightUnit = .kilograms, handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
         self.displayUnit = displayUnit
         self.handshakeDeadline = handshakeDeadline

@@ -1,7 +1,7 @@
 import HAL
 
 /// The profile's byte layouts (mirror-gatt-v1.md): little-endian, weights in 0.005 kg.
-/// The readers are SPI so the fuzz target can feed them any bytes (`@_spi(Fuzzing) import MirrorProfile`).
+/// The readers are SPI so the fuzz target can feed them any bytes (`@_spi(Fuzzing) import MirrorV1`).
 @_spi(Fuzzing) public enum MirrorValues {
     static func characteristic(_ xx: UInt8) -> BluetoothUUID {
         MirrorGATT.uuid(xx)

@@ -3,7 +3,7 @@ import Transports
 
 /// The body-scan mirror profile v1 (mirror-gatt-v1.md): recognised by its manufacturer data
 /// (`FFFF` then "MR") or its 128-bit service.
-public struct MirrorDriver: GATTScaleDriver {
+public struct MirrorV1Driver: GATTScaleDriver {
     public static let service = MirrorGATT.service
     public static let companyID: UInt16 = 0xFFFF
     public static let marker: [UInt8] = [0x4D, 0x52]
