@@ -78,7 +78,7 @@ public final class CassetteCameraSource: CameraSource {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: GrayFrame.self, bufferingPolicy: .bufferingNewest(1))
         let timebase = Timebase(clock)
         let task = Task {
-            do {
+            await continuation.finish {
                 var k = 0
                 while !Task.isCancelled {
                     if k < times.count { try await timebase.sleep(until: times[k].at) }
@@ -86,11 +86,6 @@ public final class CassetteCameraSource: CameraSource {
                     continuation.yield(frame)
                     k += 1
                 }
-                continuation.finish()
-            } catch is CancellationError {
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
             }
             reader.close()
         }

@@ -80,7 +80,7 @@ public final class FileCameraSource: CameraSource {
     private static func play<C: Clock<Duration>>(_ reader: SharedReader, on clock: C,
                                                  into continuation: AsyncThrowingStream<GrayFrame, any Error>.Continuation) async {
         let origin = clock.now
-        do {
+        await continuation.finish {
             while !Task.isCancelled {
                 let due = reader.header.timestamp(ofFrame: reader.framesRead)
                 let frame: GrayFrame
@@ -95,11 +95,6 @@ public final class FileCameraSource: CameraSource {
                 try await clock.sleep(until: origin.advanced(by: frame.timestamp), tolerance: nil)
                 continuation.yield(frame)
             }
-            continuation.finish()
-        } catch is CancellationError {
-            continuation.finish()
-        } catch {
-            continuation.finish(throwing: error)
         }
         reader.close()
     }

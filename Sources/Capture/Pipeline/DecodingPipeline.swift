@@ -120,8 +120,8 @@ public final class DecodingPipeline: CodeSource {
             continuation.finish(throwing: error)
             return
         }
-        var previous: UInt64?
-        do {
+        await continuation.finish {
+            var previous: UInt64?
             for try await frame in frames {
                 if Task.isCancelled { break }
                 let arrived = clock.now
@@ -138,11 +138,6 @@ public final class DecodingPipeline: CodeSource {
             }
             // A second opinion still under way belongs to this stream: the end waits for it.
             await secondLaneIdle()
-            continuation.finish()
-        } catch is CancellationError {
-            continuation.finish()
-        } catch {
-            continuation.finish(throwing: error)
         }
         await camera.stop()
     }

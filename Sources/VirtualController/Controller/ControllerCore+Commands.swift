@@ -45,6 +45,20 @@ extension ControllerCore {
         func expect(_ length: Int) throws(ParameterReader.Short) {
             guard command.parameters.count == length else { throw ParameterReader.Short() }
         }
+        /// The handle and the asked-for interval range, latency and supervision timeout that LE
+        /// Connection Update and the Connection Parameter Request Reply both carry (14 bytes; the
+        /// two connection-event lengths after them are not used here).
+        func connectionRequest() throws(ParameterReader.Short) -> (UInt16, UInt16, UInt16, UInt16, UInt16) {
+            try expect(14)
+            let handle = try r.u16() & 0x0FFF
+            return (handle, try r.u16(), try r.u16(), try r.u16(), try r.u16())
+        }
+        /// The length checked, then whether the command's family (legacy or extended) is the one
+        /// the host chose; mixing them is Command Disallowed, which the caller answers.
+        func admit(_ length: Int, _ family: CommandFamily) throws(ParameterReader.Short) -> Bool {
+            try expect(length)
+            return decide(family)
+        }
         switch opcode {
         // MARK: link control
         case 0x0406: // Disconnect
@@ -138,8 +152,7 @@ extension ControllerCore {
             randomAddress = BLEAddress(littleEndian: raw, kind: .random)
             complete(opcode, [0x00])
         case 0x200B: // LE Set Scan Parameters
-            try expect(7)
-            guard decide(.legacy) else { return complete(opcode, [0x0C]) }
+            guard try admit(7, .legacy) else { return complete(opcode, [0x0C]) }
             let type = try r.u8()
             let interval = try r.u16()
             let window = try r.u16()
@@ -152,8 +165,7 @@ extension ControllerCore {
             scanParameters = ScanParameters(active: type == 1, ownAddressType: own, filterPolicy: policy)
             complete(opcode, [0x00])
         case 0x200C: // LE Set Scan Enable
-            try expect(2)
-            guard decide(.legacy) else { return complete(opcode, [0x0C]) }
+            guard try admit(2, .legacy) else { return complete(opcode, [0x0C]) }
             let enable = try r.u8()
             let duplicates = try r.u8()
             guard enable <= 1, duplicates <= 1 else { throw ParameterReader.Short() }
@@ -167,8 +179,7 @@ extension ControllerCore {
             }
             complete(opcode, [0x00])
         case 0x200D: // LE Create Connection
-            try expect(25)
-            guard decide(.legacy) else { return status(opcode, 0x0C) }
+            guard try admit(25, .legacy) else { return status(opcode, 0x0C) }
             let scanInterval = try r.u16()
             let scanWindow = try r.u16()
             let policy = try r.u8()
@@ -213,12 +224,7 @@ extension ControllerCore {
             }
             complete(opcode, [0x00])
         case 0x2013: // LE Connection Update
-            try expect(14)
-            let handle = try r.u16() & 0x0FFF
-            let minimum = try r.u16()
-            let maximum = try r.u16()
-            let latency = try r.u16()
-            let timeout = try r.u16()
+            let (handle, minimum, maximum, latency, timeout) = try connectionRequest()
             guard let link = links[handle] else { return status(opcode, 0x02) }
             guard Self.validConnection(minimum, maximum, latency, timeout) else { throw ParameterReader.Short() }
             guard !link.updatePending else { return status(opcode, 0x0C) }
@@ -235,12 +241,7 @@ extension ControllerCore {
             let value = random64()
             complete(opcode, [0x00] + LittleEndian.u64(value))
         case 0x2020: // LE Remote Connection Parameter Request Reply
-            try expect(14)
-            let handle = try r.u16() & 0x0FFF
-            let minimum = try r.u16()
-            let maximum = try r.u16()
-            let latency = try r.u16()
-            let timeout = try r.u16()
+            let (handle, minimum, maximum, latency, timeout) = try connectionRequest()
             guard let link = links[handle] else { return complete(opcode, [0x02] + LittleEndian.u16(handle)) }
             guard Self.validConnection(minimum, maximum, latency, timeout) else { throw ParameterReader.Short() }
             guard link.parameterRequest else { return complete(opcode, [0x0C] + LittleEndian.u16(handle)) }
@@ -273,8 +274,7 @@ extension ControllerCore {
             scanParameters = ScanParameters(active: type == 1, ownAddressType: own, filterPolicy: policy)
             complete(opcode, [0x00])
         case 0x2042: // LE Set Extended Scan Enable
-            try expect(6)
-            guard decide(.extended) else { return complete(opcode, [0x0C]) }
+            guard try admit(6, .extended) else { return complete(opcode, [0x0C]) }
             let enable = try r.u8()
             let duplicates = try r.u8()
             let duration = try r.u16()

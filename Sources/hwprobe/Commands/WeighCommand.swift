@@ -187,15 +187,8 @@ extension WeighCommand {
                     }
                     return .failure(sightings.withLock { notFound($0) })
                 }
-                var outcome: Result<Found, CLIFailure> = .failure(CLIFailure(kind: .device, message: "no scale found"))
                 // The discovery ending without an answer (a stream that stops) leaves the window to decide.
-                while let next = await group.next() {
-                    guard let next else { continue }
-                    outcome = next
-                    break
-                }
-                group.cancelAll()
-                return outcome
+                return await group.firstAnswer(orElse: .failure(CLIFailure(kind: .device, message: "no scale found")))
             }
         }
 

@@ -94,32 +94,21 @@ final class DescriptorLink: Sendable {
 
     /// Writes what the descriptor accepts without waiting; returns how many bytes that was.
     private func writeAvailable(_ bytes: [UInt8]) throws(HCILinkError) -> Int {
-        try descriptor.withLock { (fd: inout Int32?) throws(HCILinkError) -> Int in
-            guard let fd else { throw stopReason() ?? .closed(description) }
-            var offset = 0
-            while offset < bytes.count {
-                if let reason = stopReason() { throw reason }
-                let n = bytes.withUnsafeBytes { raw in
-                    raw.baseAddress.map { behaviour.send(fd, $0 + offset, raw.count - offset) } ?? 0
-                }
-                if n > 0 {
-                    offset += n
-                    continue
-                }
-                let error = Errno.current
-                if error == .interrupted { continue }
-                guard error == .wouldBlock else { throw behaviour.writeError(error) }
-                break
-            }
-            return offset
-        }
+        try writeLocked(bytes, waitWhileFull: false)
     }
 
     /// Writes every byte, waiting in poll(2) while the descriptor is full: call it from a thread
     /// of its own (``send(_:)`` does), never from a task.
     func write(_ bytes: [UInt8]) throws(HCILinkError) {
         if bytes.isEmpty { return }
-        try descriptor.withLock { (fd: inout Int32?) throws(HCILinkError) in
+        _ = try writeLocked(bytes, waitWhileFull: true)
+    }
+
+    /// The one write loop, under the descriptor's lock: interrupted writes are retried, and a full
+    /// descriptor either ends the call (returning what was written) or is waited on in poll(2)
+    /// until the stall limit. Returns how many bytes were written.
+    private func writeLocked(_ bytes: [UInt8], waitWhileFull: Bool) throws(HCILinkError) -> Int {
+        try descriptor.withLock { (fd: inout Int32?) throws(HCILinkError) -> Int in
             guard let fd else { throw stopReason() ?? .closed(description) }
             var offset = 0
             var lastProgress = ContinuousClock.now
@@ -136,12 +125,14 @@ final class DescriptorLink: Sendable {
                 let error = Errno.current
                 if error == .interrupted { continue }
                 guard error == .wouldBlock else { throw behaviour.writeError(error) }
+                guard waitWhileFull else { break }
                 if ContinuousClock.now - lastProgress > behaviour.writeStallLimit {
                     throw .writeStalled(description, seconds: behaviour.writeStallLimit.linkSeconds)
                 }
                 var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
                 _ = Glibc.poll(&entry, 1, Self.pollMilliseconds)
             }
+            return offset
         }
     }
 

@@ -182,14 +182,7 @@ final class VendorScaleConnection<P: VendorScaleProtocol>: ScaleConnection {
                 return .failure(.handshakeFailed("no answer within \(VendorScaleSession.seconds(deadline)) while waiting for \(awaiting); "
                                                  + "wake the scale by stepping on it and try again"))
             }
-            var outcome: Result<Void, ScaleError> = .failure(.handshakeFailed("cancelled while waiting for \(awaiting)"))
-            while let next = await group.next() {
-                guard let next else { continue }
-                outcome = next
-                break
-            }
-            group.cancelAll()
-            return outcome
+            return await group.firstAnswer(orElse: .failure(.handshakeFailed("cancelled while waiting for \(awaiting)")))
         }
     }
 
