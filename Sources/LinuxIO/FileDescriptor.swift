@@ -2,15 +2,15 @@ import CLinuxShims
 import Glibc
 
 /// An open file descriptor: a thin typed layer over open/read/write/close/poll.
-public struct FileDescriptor: Hashable, Sendable {
-    public let rawValue: Int32
+package struct FileDescriptor: Hashable, Sendable {
+    package let rawValue: Int32
 
-    public init(rawValue: Int32) { self.rawValue = rawValue }
+    package init(rawValue: Int32) { self.rawValue = rawValue }
 
-    public enum Access: Sendable { case readOnly, writeOnly, readWrite }
+    package enum Access: Sendable { case readOnly, writeOnly, readWrite }
 
     /// Opens with `open(2)` (never `openat`: umockdev emulates devices behind `open` only).
-    public static func open(_ path: String, _ access: Access, nonBlocking: Bool = false) throws(Errno) -> FileDescriptor {
+    package static func open(_ path: String, _ access: Access, nonBlocking: Bool = false) throws(Errno) -> FileDescriptor {
         var flags: Int32 = switch access {
         case .readOnly: O_RDONLY
         case .writeOnly: O_WRONLY
@@ -20,22 +20,22 @@ public struct FileDescriptor: Hashable, Sendable {
         return FileDescriptor(rawValue: try check(hal_open(path, flags)))
     }
 
-    public func close() { _ = Glibc.close(rawValue) }
+    package func close() { _ = Glibc.close(rawValue) }
 
     /// Runs `body` with the descriptor and closes it afterwards, whatever happens.
-    public static func withOpened<R>(_ path: String, _ access: Access, nonBlocking: Bool = false,
+    package static func withOpened<R>(_ path: String, _ access: Access, nonBlocking: Bool = false,
                                      _ body: (FileDescriptor) throws(Errno) -> R) throws(Errno) -> R {
         let fd = try open(path, access, nonBlocking: nonBlocking)
         defer { fd.close() }
         return try body(fd)
     }
 
-    public func ioctl(_ request: UInt, _ argument: UnsafeMutableRawPointer?) throws(Errno) {
+    package func ioctl(_ request: UInt, _ argument: UnsafeMutableRawPointer?) throws(Errno) {
         _ = try check(hal_ioctl(rawValue, request, argument))
     }
 
     /// Reads what is available, retrying on EINTR; 0 bytes means end of file.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
         while true {
             let n = Glibc.read(rawValue, buffer.baseAddress, buffer.count)
             if n >= 0 { return n }
@@ -44,7 +44,7 @@ public struct FileDescriptor: Hashable, Sendable {
     }
 
     /// Writes every byte, retrying on EINTR and short writes.
-    public func writeAll(_ bytes: [UInt8]) throws(Errno) {
+    package func writeAll(_ bytes: [UInt8]) throws(Errno) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { raw in raw.baseAddress.map { Glibc.write(rawValue, $0 + offset, raw.count - offset) } ?? 0 }
@@ -59,7 +59,7 @@ public struct FileDescriptor: Hashable, Sendable {
     /// For a regular file, the bytes between the read position and the end; nil for anything
     /// else (a pipe, a FIFO, a device), where only reading tells. Readers of sizes that came from
     /// outside check a declared size against this before allocating for it.
-    public func bytesLeftInFile() -> Int? {
+    package func bytesLeftInFile() -> Int? {
         var info = hal_file_info()
         guard hal_fstat(rawValue, &info) == 0, info.type == HAL_FILE_REGULAR else { return nil }
         let position = Glibc.lseek(rawValue, 0, SEEK_CUR)
@@ -67,18 +67,18 @@ public struct FileDescriptor: Hashable, Sendable {
         return max(0, Int(info.size) - Int(position))
     }
 
-    public struct PollEvents: OptionSet, Sendable {
-        public let rawValue: Int16
-        public init(rawValue: Int16) { self.rawValue = rawValue }
-        public static let readable = PollEvents(rawValue: Int16(POLLIN))
-        public static let writable = PollEvents(rawValue: Int16(POLLOUT))
-        public static let error = PollEvents(rawValue: Int16(POLLERR))
-        public static let hangUp = PollEvents(rawValue: Int16(POLLHUP))
-        public static let invalid = PollEvents(rawValue: Int16(POLLNVAL))
+    package struct PollEvents: OptionSet, Sendable {
+        package let rawValue: Int16
+        package init(rawValue: Int16) { self.rawValue = rawValue }
+        package static let readable = PollEvents(rawValue: Int16(POLLIN))
+        package static let writable = PollEvents(rawValue: Int16(POLLOUT))
+        package static let error = PollEvents(rawValue: Int16(POLLERR))
+        package static let hangUp = PollEvents(rawValue: Int16(POLLHUP))
+        package static let invalid = PollEvents(rawValue: Int16(POLLNVAL))
     }
 
     /// Waits for the descriptor; returns the events that happened, empty on timeout.
-    public func poll(for events: PollEvents, timeoutMilliseconds: Int32) throws(Errno) -> PollEvents {
+    package func poll(for events: PollEvents, timeoutMilliseconds: Int32) throws(Errno) -> PollEvents {
         var entry = pollfd(fd: rawValue, events: events.rawValue, revents: 0)
         while true {
             let rc = Glibc.poll(&entry, 1, timeoutMilliseconds)

@@ -11,9 +11,9 @@ import Synchronization
 /// One job at a time: a job offered while the last one still runs is refused at once (the caller
 /// offers a newer one later), so nothing queues up behind a starved thread. If the kernel refuses
 /// `SCHED_IDLE`, the thread asks for the lowest `nice` priority instead (`policy` says which).
-public final class IdleWorker: Sendable {
+package final class IdleWorker: Sendable {
     /// How the thread is scheduled.
-    public enum Policy: Sendable, Hashable {
+    package enum Policy: Sendable, Hashable {
         /// `SCHED_IDLE`: runs only on an otherwise idle core.
         case idle
         /// `SCHED_OTHER` at nice 19, when `SCHED_IDLE` was refused.
@@ -61,7 +61,7 @@ public final class IdleWorker: Sendable {
 
     /// Starts the thread, named `label` (its first 15 bytes, as `top -H` shows it). nil when no
     /// thread could be created (out of resources).
-    public init?(label: String) {
+    package init?(label: String) {
         final class Start: @unchecked Sendable {
             let shared: Shared
             let name: String
@@ -86,13 +86,13 @@ public final class IdleWorker: Sendable {
     deinit { close() }
 
     /// How the kernel agreed to schedule the thread.
-    public var policy: Policy { shared.policy.withLock { $0 } }
+    package var policy: Policy { shared.policy.withLock { $0 } }
 
     /// Runs `work` on the thread and returns its result; nil at once when the thread is still
     /// busy with an earlier job, the worker is closed, or the task is cancelled. Cancellation
     /// returns nil at once even while the job waits for an idle core (it is then skipped) or runs
     /// (its result is dropped), so no caller ever waits on a starved thread past its own end.
-    public func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T? {
+    package func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T? {
         let answer = Answer<T>()
         let shared = shared
         return await withTaskCancellationHandler {
@@ -151,7 +151,7 @@ public final class IdleWorker: Sendable {
     }
 
     /// Ends the thread once its current job (if any) is done; later `run` calls return nil.
-    public func close() {
+    package func close() {
         let first = shared.state.withLock { s -> Bool in
             defer { s.closed = true }
             return !s.closed

@@ -24,23 +24,23 @@ import Synchronization
 /// Two ways to publish: ``Publication/whenCommitted`` (the plaintext: all or nothing) and
 /// ``Publication/atOnce`` (a capture that grows while it is written, there from its first byte so
 /// that a crash still leaves a readable file).
-public final class PrivateFile: Sendable {
-    public enum Existing: Sendable, Hashable {
+package final class PrivateFile: Sendable {
+    package enum Existing: Sendable, Hashable {
         /// Anything at the path is refused (`--btsnoop`, `--out` without `--force`).
         case refuse
         /// A regular file at the path is replaced, atomically; anything else is refused.
         case replaceRegularFile
     }
 
-    public enum Publication: Sendable, Hashable {
+    package enum Publication: Sendable, Hashable {
         /// The path shows the file only once ``commit()`` succeeds.
         case whenCommitted
         /// The path shows the (empty) file as soon as it is created; ``close()`` syncs it.
         case atOnce
     }
 
-    public let path: String
-    public let existing: Existing
+    package let path: String
+    package let existing: Existing
     private let directory: FileDescriptor
     private let name: String
     private let descriptor: FileDescriptor
@@ -57,7 +57,7 @@ public final class PrivateFile: Sendable {
     private enum Phase: Equatable { case writing, published, abandoned }
 
     /// The file's kind at a path, as the refusals name it.
-    public enum Kind: String, Sendable, Hashable, CustomStringConvertible {
+    package enum Kind: String, Sendable, Hashable, CustomStringConvertible {
         case regularFile = "a regular file"
         case directory = "a directory"
         case symbolicLink = "a symbolic link"
@@ -80,14 +80,14 @@ public final class PrivateFile: Sendable {
             }
         }
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
     // MARK: Checking
 
     /// Everything that can be known before the bytes exist: the path names an absent entry (or a
     /// regular file we may replace) in a directory that takes new files. Creates nothing named.
-    public static func check(_ path: String, existing: Existing) throws(PrivateFileError) {
+    package static func check(_ path: String, existing: Existing) throws(PrivateFileError) {
         let (directoryPath, _) = try split(path)
         var info = hal_file_info()
         let rc = hal_lstat(path, &info)
@@ -125,7 +125,7 @@ public final class PrivateFile: Sendable {
     // MARK: Writing
 
     /// Opens the file to write. With ``Publication/atOnce`` it is at `path` when this returns.
-    public convenience init(creating path: String, existing: Existing, publication: Publication) throws(PrivateFileError) {
+    package convenience init(creating path: String, existing: Existing, publication: Publication) throws(PrivateFileError) {
         try self.init(creating: path, existing: existing, publication: publication, unnamedFiles: true)
     }
 
@@ -168,13 +168,13 @@ public final class PrivateFile: Sendable {
     }
 
     /// Appends bytes. A full disk is ``PrivateFileError/noSpace(path:directory:)``.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(PrivateFileError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(PrivateFileError) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         let rc = hal_write_all(descriptor.rawValue, base, bytes.count)
         if rc < 0 { throw PrivateFileError(Errno(Int32(-rc)), path: path, directory: Self.directoryPath(of: path)) }
     }
 
-    public func write(_ bytes: [UInt8]) throws(PrivateFileError) {
+    package func write(_ bytes: [UInt8]) throws(PrivateFileError) {
         // Array's withUnsafeBytes rethrows untyped errors: carry the typed one out as a value.
         let result = bytes.withUnsafeBytes { raw -> Result<Void, PrivateFileError> in
             do throws(PrivateFileError) { return .success(try write(raw)) } catch { return .failure(error) }
@@ -185,7 +185,7 @@ public final class PrivateFile: Sendable {
     /// Syncs the file, gives it its name (``Publication/whenCommitted``), syncs the directory and
     /// closes. After ``abandon()`` (an interrupt) it publishes nothing and throws
     /// ``PrivateFileError/abandoned(path:)``.
-    public func commit() throws(PrivateFileError) {
+    package func commit() throws(PrivateFileError) {
         let synced = hal_fsync(descriptor.rawValue)
         if synced < 0 {
             abandon()
@@ -204,7 +204,7 @@ public final class PrivateFile: Sendable {
     /// Nothing of this file is to be kept: a named temporary is removed at once and a later
     /// ``commit()`` publishes nothing. Idempotent, and safe from another thread while the owner
     /// writes (the descriptor stays open until the owner closes it). Does nothing once published.
-    public func abandon() {
+    package func abandon() {
         let temporary = state.withLock { s -> String? in
             guard s.phase == .writing else { return nil }
             s.phase = .abandoned
@@ -216,7 +216,7 @@ public final class PrivateFile: Sendable {
 
     /// Closes the descriptor (a file published ``Publication/atOnce`` is synced first). A file
     /// never committed is abandoned. Idempotent.
-    public func close() {
+    package func close() {
         let (open, published) = state.withLock { s -> (Bool, Bool) in
             defer { s.descriptorOpen = false }
             return (s.descriptorOpen, s.phase == .published)
@@ -227,7 +227,7 @@ public final class PrivateFile: Sendable {
     }
 
     /// The path holds this file now.
-    public var isPublished: Bool { state.withLock { $0.phase == .published } }
+    package var isPublished: Bool { state.withLock { $0.phase == .published } }
 
     // MARK: Publishing
 
@@ -361,7 +361,7 @@ public final class PrivateFile: Sendable {
     }
 
     /// The directory part of `path` ("." for a bare name, "/" for a name at the root).
-    public static func directoryPath(of path: String) -> String {
+    package static func directoryPath(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let directory = path[..<slash]
         return directory.isEmpty ? "/" : String(directory)
@@ -377,7 +377,7 @@ public final class PrivateFile: Sendable {
 
 /// Why a private file could not be checked, created or published. The CLI turns each into the
 /// contract's kind (a path the person typed wrong is `usage`, permission is `permission`).
-public enum PrivateFileError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum PrivateFileError: Error, Hashable, Sendable, CustomStringConvertible {
     case emptyPath
     /// A device, FIFO, socket, directory or symbolic link is there.
     case notARegularFile(path: String, kind: PrivateFile.Kind)
@@ -405,7 +405,7 @@ public enum PrivateFileError: Error, Hashable, Sendable, CustomStringConvertible
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .emptyPath: "no file name given"
         case .notARegularFile(let path, let kind): "\(path) is \(kind), not a regular file"

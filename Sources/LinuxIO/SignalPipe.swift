@@ -4,13 +4,13 @@ import Glibc
 /// Signals turned into bytes on a pipe (the self-pipe pattern): the handler, written in C, only
 /// writes the signal's number, and ordinary code reads it whenever it likes. Nothing runs in
 /// signal context, so the code that reacts may lock, allocate and print.
-public final class SignalPipe: Sendable {
+package final class SignalPipe: Sendable {
     private let readEnd: FileDescriptor
     private let writeEnd: FileDescriptor
 
     /// Routes each of `signals` to the pipe. Signals arriving together are each delivered (the
     /// pipe holds 64 KiB of them; a full pipe drops the newest, which is the same signal again).
-    public init(routing signals: [Int32]) throws(Errno) {
+    package init(routing signals: [Int32]) throws(Errno) {
         var ends: [Int32] = [0, 0]
         _ = try check(hal_pipe_nonblocking(&ends))
         readEnd = FileDescriptor(rawValue: ends[0])
@@ -21,7 +21,7 @@ public final class SignalPipe: Sendable {
     }
 
     /// The next signal, waiting at most `timeoutMilliseconds` (-1: for ever); nil on timeout.
-    public func next(timeoutMilliseconds: Int32) -> Int32? {
+    package func next(timeoutMilliseconds: Int32) -> Int32? {
         var byte: UInt8 = 0
         while true {
             let n = Glibc.read(readEnd.rawValue, &byte, 1)
@@ -35,21 +35,21 @@ public final class SignalPipe: Sendable {
     }
 
     /// Routes `signal` to this pipe again (after it was put back to its default for a moment).
-    public func reroute(_ signal: Int32) { _ = hal_signal_to_pipe(signal, writeEnd.rawValue) }
+    package func reroute(_ signal: Int32) { _ = hal_signal_to_pipe(signal, writeEnd.rawValue) }
 
     /// Sends `signal` to this pipe as if it had arrived (for a second reader to wake, or tests).
-    public func post(_ signal: Int32) {
+    package func post(_ signal: Int32) {
         var byte = UInt8(truncatingIfNeeded: signal)
         _ = Glibc.write(writeEnd.rawValue, &byte, 1)
     }
 
     /// Lets `signals` reach the calling thread (see `hal_signal_unblock`).
-    public static func unblock(_ signals: [Int32]) {
+    package static func unblock(_ signals: [Int32]) {
         for signal in signals { _ = hal_signal_unblock(signal) }
     }
 
     /// Back to the default action for `signal`.
-    public static func restoreDefault(_ signal: Int32) { _ = hal_signal_default(signal) }
+    package static func restoreDefault(_ signal: Int32) { _ = hal_signal_default(signal) }
     /// Ignore `signal` altogether.
-    public static func ignore(_ signal: Int32) { _ = hal_signal_ignore(signal) }
+    package static func ignore(_ signal: Int32) { _ = hal_signal_ignore(signal) }
 }

@@ -10,10 +10,10 @@ import Synchronization
 /// named exists (``PrivateFile/Publication/whenCommitted``: an unnamed `O_TMPFILE`, or a 0600
 /// temporary that ``abandon()`` removes), so an error, a signal or SIGKILL never leaves half a
 /// file behind. Safe to share: appends, commit and abandon are serialised.
-public final class StreamingPrivateFile: Sendable {
-    public let path: String
+package final class StreamingPrivateFile: Sendable {
+    package let path: String
     /// The most bytes the file may have; ``append(_:)`` past it throws ``StreamingPrivateFileError/full(limit:)``.
-    public let limit: Int
+    package let limit: Int
     private let file: PrivateFile
     private let state: Mutex<State>
 
@@ -23,7 +23,7 @@ public final class StreamingPrivateFile: Sendable {
         var failed: PrivateFileError?
     }
 
-    public init(creating path: String, existing: PrivateFile.Existing = .refuse, bufferBytes: Int = 1 << 20,
+    package init(creating path: String, existing: PrivateFile.Existing = .refuse, bufferBytes: Int = 1 << 20,
                 limit: Int = Int.max) throws(PrivateFileError) {
         file = try PrivateFile(creating: path, existing: existing, publication: .whenCommitted)
         self.path = path
@@ -37,11 +37,11 @@ public final class StreamingPrivateFile: Sendable {
     private let bufferBytes: Int
 
     /// Bytes appended so far (buffered or on disk).
-    public var count: Int { state.withLock { $0.written } }
+    package var count: Int { state.withLock { $0.written } }
 
     /// Appends `bytes`. A write error (a full disk) is thrown here and again at ``commit()``:
     /// a file that lost bytes is never published. Past `limit`, throws `.full` and keeps nothing (the file stays good).
-    public func append(_ bytes: [UInt8]) throws(StreamingPrivateFileError) {
+    package func append(_ bytes: [UInt8]) throws(StreamingPrivateFileError) {
         try state.withLock { s throws(StreamingPrivateFileError) in
             if let failed = s.failed { throw .file(failed) }
             guard bytes.count <= limit - s.written else { throw .full(limit: limit) }
@@ -65,7 +65,7 @@ public final class StreamingPrivateFile: Sendable {
 
     /// Writes what is buffered, syncs, and gives the file its name. After a write error or
     /// ``abandon()`` it publishes nothing and throws.
-    public func commit() throws(PrivateFileError) {
+    package func commit() throws(PrivateFileError) {
         try state.withLock { s throws(PrivateFileError) in
             if let failed = s.failed { throw failed }
             do throws(PrivateFileError) {
@@ -81,12 +81,12 @@ public final class StreamingPrivateFile: Sendable {
 
     /// Nothing of this file is kept (an interrupt, a failed command). Idempotent; callable from
     /// a signal's cleanup on another thread.
-    public func abandon() {
+    package func abandon() {
         file.abandon()
     }
 
     /// The file is closed; if it was not committed, it is abandoned.
-    public func close() {
+    package func close() {
         file.close()
     }
 
@@ -97,12 +97,12 @@ public final class StreamingPrivateFile: Sendable {
     }
 }
 
-public enum StreamingPrivateFileError: Error, Hashable, Sendable, CustomStringConvertible {
+package enum StreamingPrivateFileError: Error, Hashable, Sendable, CustomStringConvertible {
     case file(PrivateFileError)
     /// The file reached its limit; it is still good up to there.
     case full(limit: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .file(let error): error.description
         case .full(let limit): "the file reached its limit of \(limit) bytes"

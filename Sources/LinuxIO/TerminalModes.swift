@@ -3,11 +3,11 @@ import Glibc
 
 /// A terminal's line discipline settings (termios), read and applied as one value so that a
 /// program can always put back exactly what it found.
-public struct TerminalModes: Sendable {
+package struct TerminalModes: Sendable {
     fileprivate var settings: termios
 
     /// What the terminal on `descriptor` is set to now; `Errno.notTTY` if it is no terminal.
-    public static func of(_ descriptor: FileDescriptor) throws(Errno) -> TerminalModes {
+    package static func of(_ descriptor: FileDescriptor) throws(Errno) -> TerminalModes {
         var settings = termios()
         guard tcgetattr(descriptor.rawValue, &settings) == 0 else { throw Errno.current }
         return TerminalModes(settings: settings)
@@ -15,7 +15,7 @@ public struct TerminalModes: Sendable {
 
     /// Applies these settings. `discardingInput` also drops typed-ahead input (what a password
     /// prompt wants, so keys pressed before it appeared are not taken as the password).
-    public func apply(to descriptor: FileDescriptor, discardingInput: Bool = false) throws(Errno) {
+    package func apply(to descriptor: FileDescriptor, discardingInput: Bool = false) throws(Errno) {
         var settings = settings
         while tcsetattr(descriptor.rawValue, discardingInput ? TCSAFLUSH : TCSADRAIN, &settings) != 0 {
             if errno != EINTR { throw Errno.current }
@@ -25,7 +25,7 @@ public struct TerminalModes: Sendable {
     /// Keys one at a time, not echoed, Return as `\r`, nothing held back for line editing; the
     /// kernel still turns Ctrl-C, Ctrl-\ and Ctrl-Z into signals (so one interrupt policy covers
     /// a key and a `kill` alike), and output still turns `\n` into `\r\n`.
-    public var keyByKey: TerminalModes {
+    package var keyByKey: TerminalModes {
         var raw = settings
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ECHONL | IEXTEN)
         raw.c_iflag &= ~tcflag_t(ICRNL | INLCR | IGNCR | IXON | ISTRIP)
@@ -37,17 +37,17 @@ public struct TerminalModes: Sendable {
     }
 
     /// Whether typed characters are echoed.
-    public var echoes: Bool { settings.c_lflag & tcflag_t(ECHO) != 0 }
+    package var echoes: Bool { settings.c_lflag & tcflag_t(ECHO) != 0 }
     /// Whether input is collected line by line (cooked).
-    public var lineByLine: Bool { settings.c_lflag & tcflag_t(ICANON) != 0 }
+    package var lineByLine: Bool { settings.c_lflag & tcflag_t(ICANON) != 0 }
 }
 
 /// A terminal's size in character cells.
-public struct WindowSize: Hashable, Sendable {
-    public var rows: Int
-    public var columns: Int
+package struct WindowSize: Hashable, Sendable {
+    package var rows: Int
+    package var columns: Int
 
-    public init(rows: Int, columns: Int) {
+    package init(rows: Int, columns: Int) {
         self.rows = rows
         self.columns = columns
     }
@@ -55,16 +55,16 @@ public struct WindowSize: Hashable, Sendable {
 
 extension FileDescriptor {
     /// Whether this descriptor is a terminal.
-    public var isTerminal: Bool { isatty(rawValue) == 1 }
+    package var isTerminal: Bool { isatty(rawValue) == 1 }
 
     /// The terminal's size (TIOCGWINSZ); nil when it is no terminal or reports 0 × 0.
-    public func windowSize() -> WindowSize? {
+    package func windowSize() -> WindowSize? {
         var size = winsize()
         guard hal_ioctl(rawValue, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return nil }
         return WindowSize(rows: Int(size.ws_row), columns: Int(size.ws_col))
     }
 
-    public static let standardInput = FileDescriptor(rawValue: STDIN_FILENO)
-    public static let standardOutput = FileDescriptor(rawValue: STDOUT_FILENO)
-    public static let standardError = FileDescriptor(rawValue: STDERR_FILENO)
+    package static let standardInput = FileDescriptor(rawValue: STDIN_FILENO)
+    package static let standardOutput = FileDescriptor(rawValue: STDOUT_FILENO)
+    package static let standardError = FileDescriptor(rawValue: STDERR_FILENO)
 }

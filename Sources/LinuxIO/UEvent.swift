@@ -8,18 +8,18 @@
 ///   big-endian magic `0xFEEDCAFE` is followed by the header's size and the properties' offset
 ///   and length (native byte order, 32 bits each), then the same `KEY=VALUE` strings.
 /// Anything else, or a header whose sizes point outside the message, is not an event (nil).
-public struct UEvent: Hashable, Sendable {
-    public var action: String
-    public var devicePath: String
-    public var subsystem: String?
+package struct UEvent: Hashable, Sendable {
+    package var action: String
+    package var devicePath: String
+    package var subsystem: String?
     /// The node under /dev, as the event names it (`video0`, `input/event5`), when it has one.
-    public var deviceName: String?
-    public var properties: [String: String]
+    package var deviceName: String?
+    package var properties: [String: String]
 
     /// The most a message may be (the kernel's UEVENT_BUFFER_SIZE is 2048; udev's can be longer).
-    public static let maximumSize = 16 * 1024
+    package static let maximumSize = 16 * 1024
 
-    public static func parse(_ bytes: [UInt8]) -> UEvent? {
+    package static func parse(_ bytes: [UInt8]) -> UEvent? {
         guard bytes.count <= maximumSize, !bytes.isEmpty else { return nil }
         let body: ArraySlice<UInt8>
         if bytes.starts(with: Array("libudev".utf8) + [0]) {

@@ -4,10 +4,10 @@ import Glibc
 /// The kernel's hotplug announcements (`NETLINK_KOBJECT_UEVENT`, group 1): what `hwprobe watch`
 /// listens to instead of polling. Any user may listen (the kernel sets NL_CFG_F_NONROOT_RECV for
 /// this family); a kernel or sandbox without it says so as an `Errno` on `open`.
-public final class UEventSocket: Sendable {
+package final class UEventSocket: Sendable {
     private let descriptor: FileDescriptor
 
-    public init(groups: UInt32 = 1) throws(Errno) {
+    package init(groups: UInt32 = 1) throws(Errno) {
         descriptor = FileDescriptor(rawValue: try check(hal_uevent_socket(groups)))
     }
 
@@ -15,7 +15,7 @@ public final class UEventSocket: Sendable {
 
     /// The next event, waiting at most `timeoutMilliseconds`; nil when none came in time.
     /// Messages that are not events (or are longer than `UEvent.maximumSize`) are skipped.
-    public func next(timeoutMilliseconds: Int32) throws(Errno) -> UEvent? {
+    package func next(timeoutMilliseconds: Int32) throws(Errno) -> UEvent? {
         var buffer = [UInt8](repeating: 0, count: UEvent.maximumSize + 1)
         while true {
             var sender: UInt32 = 0

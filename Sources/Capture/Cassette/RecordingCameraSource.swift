@@ -31,7 +31,7 @@ public final class CameraFrameRecorder: Sendable {
     }
 
     /// Creates the companion file at `framesPath` (nothing named until `finish`).
-    public init(framesPath: String) throws(PrivateFileError) {
+    package init(framesPath: String) throws(PrivateFileError) {
         file = try StreamingPrivateFile(creating: framesPath, limit: CameraCassette.Limits.frameFileBytes)
         framesName = framesPath.split(separator: "/").last.map(String.init) ?? framesPath
         state = Mutex(State())
@@ -110,7 +110,7 @@ public final class CameraFrameRecorder: Sendable {
 
     /// Publishes the companion file (when any frame was recorded) and returns the camera's
     /// cassette section. Nothing is published when it throws.
-    public func finish() throws(PrivateFileError) -> CameraCassette? {
+    package func finish() throws(PrivateFileError) -> CameraCassette? {
         let (info, bus, size, times) = state.withLock { ($0.info, $0.busInfo, $0.size, $0.times) }
         guard let info else {
             file.abandon()

@@ -34,7 +34,7 @@ public final class BTSnoopWriter: Sendable {
     }
 
     /// Writes into a file the caller created (the CLI's choice of what may be replaced).
-    public init(file: PrivateFile) throws(BTSnoopError) {
+    package init(file: PrivateFile) throws(BTSnoopError) {
         path = file.path
         var header = BTSnoopFormat.magic
         header.snoopAppend(BTSnoopFormat.version)
