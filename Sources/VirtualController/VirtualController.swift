@@ -29,14 +29,14 @@ public final class VirtualController: HCIByteStream {
         var timerGeneration: UInt64 = 0
     }
 
-    public init(peripherals: [any VirtualPeripheral], clock: any Clock<Duration>,
+    package init(peripherals: [any VirtualPeripheral], clock: any Clock<Duration>,
                 configuration: ControllerConfiguration = ControllerConfiguration(), description: String = "sim:") {
         self.description = description
         timebase = Timebase(clock)
         state = Mutex(State(core: ControllerCore(configuration: configuration, peripherals: peripherals)))
     }
 
-    public var configuration: ControllerConfiguration { state.withLock { $0.core.configuration } }
+    package var configuration: ControllerConfiguration { state.withLock { $0.core.configuration } }
 
     // MARK: HCIByteStream
 
@@ -153,7 +153,7 @@ public final class VirtualController: HCIByteStream {
     // MARK: for tests and the bench
 
     /// Something a peripheral does by itself (ends its link, vanishes, asks for new parameters).
-    public func peripheral(_ address: BLEAddress, does action: PeripheralAction) {
+    package func peripheral(_ address: BLEAddress, does action: PeripheralAction) {
         let now = timebase.now
         let (reader, chunk, _) = state.withLock { state -> (CheckedContinuation<[UInt8]?, Never>?, [UInt8]?, Bool) in
             guard let index = state.core.slots.firstIndex(where: { $0.peripheral.address == address }) else { return (nil, nil, false) }
@@ -166,19 +166,19 @@ public final class VirtualController: HCIByteStream {
     }
 
     /// A look at one peripheral as it is now.
-    public func peripheral<P: VirtualPeripheral>(_ address: BLEAddress, as type: P.Type) -> P? {
+    package func peripheral<P: VirtualPeripheral>(_ address: BLEAddress, as type: P.Type) -> P? {
         state.withLock { state in state.core.slots.first { $0.peripheral.address == address }?.peripheral as? P }
     }
 
-    public var counters: ControllerCounters { state.withLock { $0.core.counters } }
+    package var counters: ControllerCounters { state.withLock { $0.core.counters } }
     /// Connection handles of the links up now, lowest first.
-    public var connectionHandles: [UInt16] { state.withLock { $0.core.links.keys.sorted() } }
-    public var isScanning: Bool { state.withLock { $0.core.scanner != nil } }
-    public var isInitiating: Bool { state.withLock { $0.core.initiator != nil } }
+    package var connectionHandles: [UInt16] { state.withLock { $0.core.links.keys.sorted() } }
+    package var isScanning: Bool { state.withLock { $0.core.scanner != nil } }
+    package var isInitiating: Bool { state.withLock { $0.core.initiator != nil } }
     /// Bytes the host has not read yet.
-    public var pendingBytes: Int { state.withLock { $0.core.out.bytes } }
+    package var pendingBytes: Int { state.withLock { $0.core.out.bytes } }
     /// The parameters of a link, when it is up (intervals 1.25 ms, timeout 10 ms units).
-    public func parameters(of handle: UInt16) -> (interval: UInt16, latency: UInt16, timeout: UInt16)? {
+    package func parameters(of handle: UInt16) -> (interval: UInt16, latency: UInt16, timeout: UInt16)? {
         state.withLock { state in state.core.links[handle].map { ($0.interval, $0.latency, $0.timeout) } }
     }
 }

@@ -3,18 +3,18 @@ import Transports
 
 /// An ATT error a peripheral's behaviour answers with (Core Vol 3 Part F §3.4.1.1; 0x80–0x9F are
 /// a profile's own).
-public struct ATTRefusal: Error, Hashable, Sendable {
-    public var code: UInt8
-    public init(_ code: UInt8) { self.code = code }
+package struct ATTRefusal: Error, Hashable, Sendable {
+    package var code: UInt8
+    package init(_ code: UInt8) { self.code = code }
 
-    public static let readNotPermitted = ATTRefusal(ATTErrorCode.readNotPermitted)
-    public static let invalidLength = ATTRefusal(0x0D)
-    public static let valueNotAllowed = ATTRefusal(0x13)
-    public static let unlikely = ATTRefusal(ATTErrorCode.unlikelyError)
+    package static let readNotPermitted = ATTRefusal(ATTErrorCode.readNotPermitted)
+    package static let invalidLength = ATTRefusal(0x0D)
+    package static let valueNotAllowed = ATTRefusal(0x13)
+    package static let unlikely = ATTRefusal(ATTErrorCode.unlikelyError)
 }
 
 /// What stands behind a server's dynamic attributes: the device's own behaviour.
-public protocol ATTServerBehaviour {
+package protocol ATTServerBehaviour {
     mutating func read(_ handle: UInt16) -> Result<[UInt8], ATTRefusal>
     /// A Write Request (`withResponse`) or a Write Command; a refusal of a command goes unreported.
     mutating func write(_ value: [UInt8], to handle: UInt16, withResponse: Bool) -> ATTRefusal?
@@ -26,48 +26,48 @@ public protocol ATTServerBehaviour {
 /// PDUs to send back, as the Attribute Protocol says (Core Vol 3 Part F §3.4). Discovery answers
 /// are cut to the MTU and to the specification's "same length / same format" rules; CCCDs are
 /// kept per link; indications wait for their confirmation, with a bounded queue behind them.
-public struct ATTServer: Sendable {
-    public let database: AttributeDatabase
+package struct ATTServer: Sendable {
+    package let database: AttributeDatabase
     /// The Server Rx MTU we answer Exchange MTU with.
-    public let preferredMTU: UInt16
-    public private(set) var mtu: UInt16 = ATTMTU.minimum
+    package let preferredMTU: UInt16
+    package private(set) var mtu: UInt16 = ATTMTU.minimum
     /// Indications sent while one is unconfirmed wait here; beyond this many the oldest is dropped.
-    public static let indicationQueueLimit = 32
+    package static let indicationQueueLimit = 32
 
     private var configurations: [UInt16: UInt16] = [:]
     private var indicationInFlight = false
     private var waitingIndications: [[UInt8]] = []
     /// Requests answered with an error because they made no sense (bad PDUs, unsupported opcodes).
-    public private(set) var refusedRequests = 0
-    public private(set) var droppedIndications = 0
+    package private(set) var refusedRequests = 0
+    package private(set) var droppedIndications = 0
 
-    public init(database: AttributeDatabase, preferredMTU: UInt16 = ATTMTU.preferred) {
+    package init(database: AttributeDatabase, preferredMTU: UInt16 = ATTMTU.preferred) {
         self.database = database
         self.preferredMTU = max(23, preferredMTU)
     }
 
     /// A new link: MTU, CCCDs and indication state start afresh (nothing here is bonded).
-    public mutating func reset() {
+    package mutating func reset() {
         mtu = ATTMTU.minimum
         configurations = [:]
         indicationInFlight = false
         waitingIndications = []
     }
 
-    public func configuration(ofValue handle: UInt16) -> UInt16 {
+    package func configuration(ofValue handle: UInt16) -> UInt16 {
         database.clientConfigurationHandle(forValue: handle).flatMap { configurations[$0] } ?? 0
     }
 
     /// A Handle Value Notification when the client enabled notifications of this value, else nil.
     /// The value is cut to ATT_MTU − 3, as the protocol has it.
-    public func notification(valueHandle: UInt16, value: [UInt8]) -> [UInt8]? {
+    package func notification(valueHandle: UInt16, value: [UInt8]) -> [UInt8]? {
         guard configuration(ofValue: valueHandle) & 0x0001 != 0 else { return nil }
         return ATTPDU.handleValueNotification(handle: valueHandle, value: Array(value.prefix(Int(mtu) - 3))).encoded
     }
 
     /// A Handle Value Indication to send now, when the client enabled indications and none is
     /// waiting for its confirmation; otherwise it queues (or nil when nobody subscribed).
-    public mutating func indication(valueHandle: UInt16, value: [UInt8]) -> [UInt8]? {
+    package mutating func indication(valueHandle: UInt16, value: [UInt8]) -> [UInt8]? {
         guard configuration(ofValue: valueHandle) & 0x0002 != 0 else { return nil }
         let pdu = ATTPDU.handleValueIndication(handle: valueHandle, value: Array(value.prefix(Int(mtu) - 3))).encoded
         guard indicationInFlight else {
@@ -83,7 +83,7 @@ public struct ATTServer: Sendable {
     }
 
     /// Takes one PDU from the client and returns what to send back (usually one response).
-    public mutating func receive<B: ATTServerBehaviour>(_ bytes: [UInt8], behaviour: inout B) -> [[UInt8]] {
+    package mutating func receive<B: ATTServerBehaviour>(_ bytes: [UInt8], behaviour: inout B) -> [[UInt8]] {
         guard let opcode = bytes.first else { return [] }
         let isCommand = opcode & 0x40 != 0
         let pdu: ATTPDU

@@ -2,8 +2,8 @@ import HAL
 import Transports
 
 /// One attribute of a GATT server (Core Vol 3 Part F §3.2): handle, type, value and who may do what.
-public struct Attribute: Hashable, Sendable {
-    public enum Value: Hashable, Sendable {
+package struct Attribute: Hashable, Sendable {
+    package enum Value: Hashable, Sendable {
         /// Declarations and values that never change.
         case fixed([UInt8])
         /// Asked of the peripheral's behaviour at each read (and handed to it at each write).
@@ -12,46 +12,46 @@ public struct Attribute: Hashable, Sendable {
         case clientConfiguration
     }
 
-    public struct Permissions: OptionSet, Hashable, Sendable {
-        public let rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
-        public static let read = Self(rawValue: 1 << 0)
+    package struct Permissions: OptionSet, Hashable, Sendable {
+        package let rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
+        package static let read = Self(rawValue: 1 << 0)
         /// Write Request (with response).
-        public static let write = Self(rawValue: 1 << 1)
+        package static let write = Self(rawValue: 1 << 1)
         /// Write Command (without response).
-        public static let writeCommand = Self(rawValue: 1 << 2)
+        package static let writeCommand = Self(rawValue: 1 << 2)
     }
 
-    public var handle: UInt16
-    public var type: BluetoothUUID
-    public var value: Value
-    public var permissions: Permissions
+    package var handle: UInt16
+    package var type: BluetoothUUID
+    package var value: Value
+    package var permissions: Permissions
     /// For a service declaration: the last handle of its group.
-    public var groupEnd: UInt16?
+    package var groupEnd: UInt16?
 
-    public static let primaryService = BluetoothUUID(0x2800)
-    public static let secondaryService = BluetoothUUID(0x2801)
-    public static let characteristicDeclaration = BluetoothUUID(0x2803)
-    public static let clientConfigurationType = BluetoothUUID(0x2902)
+    package static let primaryService = BluetoothUUID(0x2800)
+    package static let secondaryService = BluetoothUUID(0x2801)
+    package static let characteristicDeclaration = BluetoothUUID(0x2803)
+    package static let clientConfigurationType = BluetoothUUID(0x2902)
 }
 
 /// A characteristic as a profile describes it, for `AttributeDatabase.Builder`.
-public struct CharacteristicDefinition: Sendable {
-    public var uuid: BluetoothUUID
-    public var properties: CharacteristicProperties
+package struct CharacteristicDefinition: Sendable {
+    package var uuid: BluetoothUUID
+    package var properties: CharacteristicProperties
     /// nil: the value is dynamic (asked of the peripheral's behaviour).
-    public var fixedValue: [UInt8]?
+    package var fixedValue: [UInt8]?
     /// Readable even though the properties do not say so (the core specification lets a server
     /// decide); false by default, so a characteristic without `read` answers Read Not Permitted.
-    public var extraPermissions: Attribute.Permissions
+    package var extraPermissions: Attribute.Permissions
     /// What the declaration says, when it is not what the characteristic does: for peripherals
     /// that deviate from their profile on purpose (conformance tests); nil says `properties`.
-    public var declaredProperties: CharacteristicProperties?
+    package var declaredProperties: CharacteristicProperties?
     /// No Client Characteristic Configuration descriptor even though it notifies or indicates
     /// (another deliberate deviation).
-    public var omitClientConfiguration = false
+    package var omitClientConfiguration = false
 
-    public init(_ uuid: BluetoothUUID, _ properties: CharacteristicProperties, value: [UInt8]? = nil,
+    package init(_ uuid: BluetoothUUID, _ properties: CharacteristicProperties, value: [UInt8]? = nil,
                 extraPermissions: Attribute.Permissions = [], declaredProperties: CharacteristicProperties? = nil,
                 omitClientConfiguration: Bool = false) {
         self.uuid = uuid
@@ -67,34 +67,34 @@ public struct CharacteristicDefinition: Sendable {
 /// declaration, then per characteristic its declaration, value and (for notify or indicate) a
 /// CCCD. Handles are given out from 1 up; the database is fixed once built (no Service Changed
 /// is ever needed).
-public struct AttributeDatabase: Hashable, Sendable {
-    public private(set) var attributes: [Attribute] = []
+package struct AttributeDatabase: Hashable, Sendable {
+    package private(set) var attributes: [Attribute] = []
 
-    public init() {}
+    package init() {}
 
-    public var lastHandle: UInt16 { attributes.last?.handle ?? 0 }
+    package var lastHandle: UInt16 { attributes.last?.handle ?? 0 }
 
-    public func attribute(_ handle: UInt16) -> Attribute? {
+    package func attribute(_ handle: UInt16) -> Attribute? {
         // Handles are 1…n without gaps, so the index is the handle less one.
         guard handle >= 1, Int(handle) <= attributes.count else { return nil }
         return attributes[Int(handle) - 1]
     }
 
     /// Attributes whose handle lies in `start...end` (empty for an inverted range).
-    public func attributes(in start: UInt16, _ end: UInt16) -> ArraySlice<Attribute> {
+    package func attributes(in start: UInt16, _ end: UInt16) -> ArraySlice<Attribute> {
         guard start >= 1, start <= end, Int(start) <= attributes.count else { return [] }
         let upper = min(Int(end), attributes.count)
         return attributes[(Int(start) - 1)..<upper]
     }
 
     /// The value handle of the first characteristic with `uuid`.
-    public func valueHandle(of uuid: BluetoothUUID) -> UInt16? {
+    package func valueHandle(of uuid: BluetoothUUID) -> UInt16? {
         attributes.first { $0.type == uuid && $0.handle > 1 && attributes[Int($0.handle) - 2].type == Attribute.characteristicDeclaration }?
             .handle
     }
 
     /// The CCCD belonging to a characteristic value, if it has one.
-    public func clientConfigurationHandle(forValue handle: UInt16) -> UInt16? {
+    package func clientConfigurationHandle(forValue handle: UInt16) -> UInt16? {
         for attribute in attributes(in: handle &+ 1, lastHandle) {
             if attribute.type == Attribute.characteristicDeclaration || attribute.groupEnd != nil { return nil }
             if attribute.type == Attribute.clientConfigurationType { return attribute.handle }
@@ -103,7 +103,7 @@ public struct AttributeDatabase: Hashable, Sendable {
     }
 
     /// The characteristic value a CCCD configures, with its properties.
-    public func characteristic(ofClientConfiguration handle: UInt16) -> (valueHandle: UInt16, properties: CharacteristicProperties)? {
+    package func characteristic(ofClientConfiguration handle: UInt16) -> (valueHandle: UInt16, properties: CharacteristicProperties)? {
         var index = Int(handle) - 2
         while index >= 0 {
             let attribute = attributes[index]
@@ -118,12 +118,12 @@ public struct AttributeDatabase: Hashable, Sendable {
     }
 
     /// Lays out services in the order added.
-    public struct Builder: Sendable {
+    package struct Builder: Sendable {
         private var database = AttributeDatabase()
 
-        public init() {}
+        package init() {}
 
-        public mutating func service(_ uuid: BluetoothUUID, _ characteristics: [CharacteristicDefinition]) {
+        package mutating func service(_ uuid: BluetoothUUID, _ characteristics: [CharacteristicDefinition]) {
             let start = UInt16(database.attributes.count + 1)
             database.attributes.append(Attribute(handle: start, type: Attribute.primaryService, value: .fixed(uuid.littleEndianBytes),
                                                  permissions: .read, groupEnd: start))
@@ -151,7 +151,7 @@ public struct AttributeDatabase: Hashable, Sendable {
 
         /// Generic Access (Device Name, Appearance) and Generic Attribute (Service Changed), which
         /// every GATT server has (Core Vol 3 Part C §12, Part G §7).
-        public mutating func standardServices(deviceName: String, appearance: UInt16) {
+        package mutating func standardServices(deviceName: String, appearance: UInt16) {
             service(BluetoothUUID(0x1800), [
                 CharacteristicDefinition(BluetoothUUID(0x2A00), .read, value: Array(deviceName.utf8.prefix(248))),
                 CharacteristicDefinition(BluetoothUUID(0x2A01), .read, value: LittleEndian.u16(appearance)),
@@ -159,6 +159,6 @@ public struct AttributeDatabase: Hashable, Sendable {
             service(BluetoothUUID(0x1801), [CharacteristicDefinition(BluetoothUUID(0x2A05), .indicate, value: LittleEndian.u16(0x0001) + LittleEndian.u16(0xFFFF))])
         }
 
-        public func build() -> AttributeDatabase { database }
+        package func build() -> AttributeDatabase { database }
     }
 }

@@ -29,12 +29,12 @@ public enum ReplayTiming: Hashable, Sendable {
 /// write (with one warning naming both values, unless the cassette marks the handle `varying`);
 /// a request asked again after its recording ran out gets the last answer again; a request the
 /// recording never saw gets ATT error 0x06 Request Not Supported and one warning.
-public struct ReplayPeripheral: VirtualPeripheral {
-    public let address: BLEAddress
-    public private(set) var advertising: VirtualAdvertising
-    public private(set) var connected = false
+package struct ReplayPeripheral: VirtualPeripheral {
+    package let address: BLEAddress
+    package private(set) var advertising: VirtualAdvertising
+    package private(set) var connected = false
     /// How many connections have been made to it so far.
-    public private(set) var connectionsMade = 0
+    package private(set) var connectionsMade = 0
 
     private let recorded: BLECassette.Peripheral
     private let timing: ReplayTiming
@@ -47,7 +47,7 @@ public struct ReplayPeripheral: VirtualPeripheral {
     private var advertisingChanges: [(at: Duration, advertising: VirtualAdvertising)]
 
     /// `warn` hears each difference from the recording once (the CLI prints it on stderr).
-    public init(_ recorded: BLECassette.Peripheral, timing: ReplayTiming = .recorded, warn: @escaping @Sendable (String) -> Void = { _ in }) {
+    package init(_ recorded: BLECassette.Peripheral, timing: ReplayTiming = .recorded, warn: @escaping @Sendable (String) -> Void = { _ in }) {
         self.recorded = recorded
         self.address = recorded.address
         self.timing = timing
@@ -58,13 +58,13 @@ public struct ReplayPeripheral: VirtualPeripheral {
         advertisingChanges = Array(timeline.dropFirst())
     }
 
-    public var isAdvertising: Bool { !connected }
+    package var isAdvertising: Bool { !connected }
 
-    public var nextDeadline: Duration? {
+    package var nextDeadline: Duration? {
         [scheduled.first?.due, connected ? nil : advertisingChanges.first?.at].compactMap { $0 }.min()
     }
 
-    public mutating func advance(to now: Duration) -> [PeripheralAction] {
+    package mutating func advance(to now: Duration) -> [PeripheralAction] {
         while let change = advertisingChanges.first, change.at <= now {
             advertising = change.advertising
             advertisingChanges.removeFirst()
@@ -72,7 +72,7 @@ public struct ReplayPeripheral: VirtualPeripheral {
         return due(at: now)
     }
 
-    public mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
+    package mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
         connected = true
         // The n-th connection plays the n-th recorded one (the last again when there are more).
         let index = min(connectionsMade, recorded.connections.count - 1)
@@ -89,7 +89,7 @@ public struct ReplayPeripheral: VirtualPeripheral {
         return due(at: now)
     }
 
-    public mutating func linkDown(reason: UInt8, at now: Duration) {
+    package mutating func linkDown(reason: UInt8, at now: Duration) {
         connected = false
         conversation = nil
         scheduled = []
@@ -100,7 +100,7 @@ public struct ReplayPeripheral: VirtualPeripheral {
         }
     }
 
-    public mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
+    package mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
         switch PeripheralChannels.route(frame) {
         case .att(let pdu): return answer(pdu, at: now)
         case .reply(let frame): return [.send(frame)]

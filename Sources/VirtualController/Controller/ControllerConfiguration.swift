@@ -3,53 +3,53 @@ import HAL
 /// What the virtual controller says about itself, and the sizes that bound it. The defaults are
 /// those of a plain Bluetooth 5.3 LE-only controller without data length extension: 27-byte LE
 /// ACL buffers (so a full-MTU ATT PDU travels as ten fragments, as on many real dongles), eight of them.
-public struct ControllerConfiguration: Hashable, Sendable {
+package struct ControllerConfiguration: Hashable, Sendable {
     /// The controller's public address (Read BD_ADDR).
-    public var address = BLEAddress.literal([0x5A, 0x11, 0xC0, 0x00, 0x00, 0x01], .public)
+    package var address = BLEAddress.literal([0x5A, 0x11, 0xC0, 0x00, 0x00, 0x01], .public)
     /// 0x0C: Core Specification 5.3 (Assigned Numbers, "Core Specification Version").
-    public var hciVersion: UInt8 = 0x0C
-    public var hciRevision: UInt16 = 0x0001
-    public var lmpVersion: UInt8 = 0x0C
+    package var hciVersion: UInt8 = 0x0C
+    package var hciRevision: UInt16 = 0x0001
+    package var lmpVersion: UInt8 = 0x0C
     /// 0xFFFF: the company identifier reserved for tests (Assigned Numbers), which this is.
-    public var manufacturer: UInt16 = 0xFFFF
-    public var lmpSubversion: UInt16 = 0x0001
+    package var manufacturer: UInt16 = 0xFFFF
+    package var lmpSubversion: UInt16 = 0x0001
 
     /// LE Read Buffer Size: the largest ACL packet the host may send, and how many at once.
-    public var leBufferLength: UInt16 = 27
-    public var leBufferCount: UInt8 = 8
+    package var leBufferLength: UInt16 = 27
+    package var leBufferCount: UInt8 = 8
     /// The data of one link-layer PDU: each becomes one ACL packet to the host, so a longer L2CAP
     /// frame reaches the host in fragments of this size.
-    public var airPayloadLength = 27
+    package var airPayloadLength = 27
     /// How long a packet the host sent waits for its connection event before it is sent and its
     /// buffer freed (Number Of Completed Packets). Zero: at once.
-    public var airDelay: Duration = .zero
+    package var airDelay: Duration = .zero
 
     /// Controllers hand out handles from a base and reuse a freed one for the next link.
-    public var firstConnectionHandle: UInt16 = 0x0040
-    public var maximumConnections = 4
-    public var acceptListSize: UInt8 = 8
+    package var firstConnectionHandle: UInt16 = 0x0040
+    package var maximumConnections = 4
+    package var acceptListSize: UInt8 = 8
     /// Num_HCI_Command_Packets in every Command Complete and Command Status.
-    public var commandCredits: UInt8 = 1
+    package var commandCredits: UInt8 = 1
     /// LE feature bit 12: the host may use the extended scanning and initiating commands.
-    public var supportsExtendedAdvertising = true
+    package var supportsExtendedAdvertising = true
     /// Whether a host using the legacy scanning and initiating commands still hears extended
     /// advertisements (as LE Extended Advertising Reports) and connects to them, as bumble's
     /// controller does. Off by default, as on real controllers; a cassette recorded through such a
     /// controller is replayed with it on, so the host hears what it heard then.
-    public var legacyCommandsSeeExtendedAdvertising = false
+    package var legacyCommandsSeeExtendedAdvertising = false
 
     /// Bytes waiting for the host beyond which advertising reports are dropped and peripherals
     /// are held back, as a controller whose buffers are full does.
-    public var hostQueueSoftLimit = 64 * 1024
+    package var hostQueueSoftLimit = 64 * 1024
     /// Beyond this nothing more is queued at all (only a host that writes without ever reading gets here).
-    public var hostQueueHardLimit = 512 * 1024
+    package var hostQueueHardLimit = 512 * 1024
     /// L2CAP frames a link keeps for a host that is not reading, beyond which it drops them.
-    public var linkBacklogLimit = 64
+    package var linkBacklogLimit = 64
 
     /// Seeds LE Rand, so a run repeats exactly.
-    public var randomSeed: UInt64 = 0x5EED_0BAD_C0DE_F00D
+    package var randomSeed: UInt64 = 0x5EED_0BAD_C0DE_F00D
 
-    public init() {}
+    package init() {}
 
     /// LE features (Core Vol 6 Part B §4.6): bit 1 Connection Parameters Request Procedure, bit 12
     /// LE Extended Advertising when enabled.

@@ -2,29 +2,29 @@ import HAL
 import Transports
 
 /// What the controller counted, for tests and for anyone wondering where a packet went.
-public struct ControllerCounters: Hashable, Sendable {
-    public var commands = 0
+package struct ControllerCounters: Hashable, Sendable {
+    package var commands = 0
     /// Answered Unknown HCI Command (0x01).
-    public var unknownCommands = 0
+    package var unknownCommands = 0
     /// Answered Invalid HCI Command Parameters (0x12).
-    public var invalidCommands = 0
+    package var invalidCommands = 0
     /// Bytes that were not H4 (each time the stream lost sync: one Hardware Error).
-    public var hardwareErrors = 0
-    public var aclFromHost = 0
-    public var aclToHost = 0
+    package var hardwareErrors = 0
+    package var aclFromHost = 0
+    package var aclToHost = 0
     /// ACL packets for no link, longer than the buffers, or from a host that ignored its credits.
-    public var droppedHostPackets = 0
+    package var droppedHostPackets = 0
     /// Packets the host sent with no buffer free (each got a Data Buffer Overflow event).
-    public var bufferOverflows = 0
+    package var bufferOverflows = 0
     /// The most LE ACL buffers the host ever had filled at once.
-    public var mostBuffersInUse = 0
-    public var droppedReports = 0
+    package var mostBuffersInUse = 0
+    package var droppedReports = 0
     /// Frames a peripheral sent while its link's backlog was full.
-    public var droppedFrames = 0
+    package var droppedFrames = 0
     /// Events that found the host queue at its hard limit.
-    public var droppedEvents = 0
+    package var droppedEvents = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// The virtual LE controller as a value (sans-IO): fed the bytes the host writes and the time,

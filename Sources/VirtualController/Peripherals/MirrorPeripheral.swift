@@ -4,10 +4,10 @@ import Transports
 /// The simulated bench's body-scan mirror as a GATT server (mirror-gatt-v1.md): its attributes
 /// and write checks are here, its behaviour is `MirrorSimulation`'s (the same one `FakeMirror`
 /// carries for the flow tests), its notifications are the simulation's outputs.
-public struct MirrorPeripheral: VirtualPeripheral {
-    public let address: BLEAddress
-    public let advertising: VirtualAdvertising
-    public private(set) var connected = false
+package struct MirrorPeripheral: VirtualPeripheral {
+    package let address: BLEAddress
+    package let advertising: VirtualAdvertising
+    package private(set) var connected = false
 
     private var server: ATTServer
     private var behaviour: Behaviour
@@ -20,15 +20,15 @@ public struct MirrorPeripheral: VirtualPeripheral {
     private var heldStepOff: [UInt8]?
 
     /// The value handles of the profile's characteristics.
-    public struct Handles: Hashable, Sendable {
-        public var deviceInfo, initialize, scanToken, scanState, scale, alignment, control, result: UInt16
+    package struct Handles: Hashable, Sendable {
+        package var deviceInfo, initialize, scanToken, scanState, scale, alignment, control, result: UInt16
     }
 
-    public let handles: Handles
+    package let handles: Handles
 
     /// Ways to depart from mirror-gatt-v1.md on purpose, so that `hwprobe check` can be shown to
     /// catch each (`sim:?deviation=…`).
-    public enum Deviation: String, Sendable, Hashable, CaseIterable {
+    package enum Deviation: String, Sendable, Hashable, CaseIterable {
         /// Advertises without the mirror service UUID.
         case noServiceUUID = "no-service-uuid"
         /// `scale` notifies but has no CCCD.
@@ -71,11 +71,11 @@ public struct MirrorPeripheral: VirtualPeripheral {
         case ignoresAbortWhenComplete = "ignores-abort-when-complete"
     }
 
-    public let deviations: Set<Deviation>
+    package let deviations: Set<Deviation>
 
     /// `extendedAdvertising`: one extended advertisement with everything, instead of ADV_IND
     /// with a scan response (the profile's two forms; only extended scanners see the first).
-    public init(script: MirrorScript = MirrorScript(), extendedAdvertising: Bool = false,
+    package init(script: MirrorScript = MirrorScript(), extendedAdvertising: Bool = false,
                 interval: Duration = .milliseconds(100), firstAdvertisement: Duration = .milliseconds(150),
                 deviations: Set<Deviation> = []) {
         address = script.address
@@ -101,8 +101,8 @@ public struct MirrorPeripheral: VirtualPeripheral {
     }
 
     /// The simulation, for tests that check what the mirror went through.
-    public var simulation: MirrorSimulation { behaviour.simulation }
-    public var database: AttributeDatabase { server.database }
+    package var simulation: MirrorSimulation { behaviour.simulation }
+    package var database: AttributeDatabase { server.database }
 
     static func database(name: String, deviations: Set<Deviation> = []) -> AttributeDatabase {
         var builder = AttributeDatabase.Builder()
@@ -125,10 +125,10 @@ public struct MirrorPeripheral: VirtualPeripheral {
     // MARK: VirtualPeripheral
 
     /// "A mirror advertises only while no central is connected to it."
-    public var isAdvertising: Bool { !connected || deviations.contains(.advertisesWhileConnected) }
-    public var advertisesWhileConnected: Bool { deviations.contains(.advertisesWhileConnected) }
+    package var isAdvertising: Bool { !connected || deviations.contains(.advertisesWhileConnected) }
+    package var advertisesWhileConnected: Bool { deviations.contains(.advertisesWhileConnected) }
 
-    public mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
+    package mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
         connected = true
         silent = false
         lastScale = nil
@@ -136,7 +136,7 @@ public struct MirrorPeripheral: VirtualPeripheral {
         return notifications(behaviour.simulation.connect(at: now))
     }
 
-    public mutating func linkDown(reason: UInt8, at now: Duration) {
+    package mutating func linkDown(reason: UInt8, at now: Duration) {
         connected = false
         server.reset()
         if deviations.contains(.staleAfterDisconnect), [.scanning, .stepOff, .processing].contains(behaviour.simulation.state) {
@@ -145,14 +145,14 @@ public struct MirrorPeripheral: VirtualPeripheral {
         behaviour.simulation.disconnected()
     }
 
-    public var nextDeadline: Duration? { connected ? behaviour.simulation.nextDeadline : nil }
+    package var nextDeadline: Duration? { connected ? behaviour.simulation.nextDeadline : nil }
 
-    public mutating func advance(to now: Duration) -> [PeripheralAction] {
+    package mutating func advance(to now: Duration) -> [PeripheralAction] {
         guard connected else { return [] }
         return notifications(behaviour.simulation.advance(to: now))
     }
 
-    public mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
+    package mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
         switch PeripheralChannels.route(frame) {
         case .att(let pdu):
             behaviour.now = now

@@ -9,23 +9,23 @@ import Transports
 /// and settling measurements to whoever subscribes (WSS 1.0 §3.2), so none is lost to a client
 /// still discovering. The standard has no stable flag: a reading the fake marks stable is sent
 /// like any other (the driver counts two equal readings).
-public struct StandardScalePeripheral: VirtualPeripheral {
-    public let scale: FakeScale
-    public let address: BLEAddress
-    public let advertising: VirtualAdvertising
-    public let measurementHandle: UInt16
-    public private(set) var connected = false
+package struct StandardScalePeripheral: VirtualPeripheral {
+    package let scale: FakeScale
+    package let address: BLEAddress
+    package let advertising: VirtualAdvertising
+    package let measurementHandle: UInt16
+    package private(set) var connected = false
 
     private var server: ATTServer
     private var behaviour: Behaviour
 
-    public static let weightScaleService = BluetoothUUID(0x181D)
-    public static let weightMeasurement = BluetoothUUID(0x2A9D)
-    public static let weightScaleFeature = BluetoothUUID(0x2A9E)
+    package static let weightScaleService = BluetoothUUID(0x181D)
+    package static let weightMeasurement = BluetoothUUID(0x2A9D)
+    package static let weightScaleFeature = BluetoothUUID(0x2A9E)
     /// Assigned Numbers, Appearance: Weight Scale category (0x032), generic.
     static let weightScaleAppearance: UInt16 = 0x0C80
 
-    public init(scale: FakeScale, interval: Duration = .milliseconds(100), firstAdvertisement: Duration = .milliseconds(250)) {
+    package init(scale: FakeScale, interval: Duration = .milliseconds(100), firstAdvertisement: Duration = .milliseconds(250)) {
         self.scale = scale
         address = scale.device.address
         advertising = VirtualAdvertising(form: VirtualAdvertising.form(for: scale.device.advertisement, extended: false),
@@ -44,24 +44,24 @@ public struct StandardScalePeripheral: VirtualPeripheral {
         behaviour = Behaviour(measurementHandle: measurementHandle, steps: scale.steps, tail: scale.disconnectAfterLast)
     }
 
-    public var isAdvertising: Bool { !connected }
+    package var isAdvertising: Bool { !connected }
 
-    public mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
+    package mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
         connected = true
         server.reset()
         behaviour.reset()
         return []
     }
 
-    public mutating func linkDown(reason: UInt8, at now: Duration) {
+    package mutating func linkDown(reason: UInt8, at now: Duration) {
         connected = false
         server.reset()
         behaviour.reset()
     }
 
-    public var nextDeadline: Duration? { connected ? behaviour.schedule.nextDeadline : nil }
+    package var nextDeadline: Duration? { connected ? behaviour.schedule.nextDeadline : nil }
 
-    public mutating func advance(to now: Duration) -> [PeripheralAction] {
+    package mutating func advance(to now: Duration) -> [PeripheralAction] {
         var actions: [PeripheralAction] = []
         while connected, let due = behaviour.schedule.popDue(at: now) {
             switch due {
@@ -79,7 +79,7 @@ public struct StandardScalePeripheral: VirtualPeripheral {
         return actions
     }
 
-    public mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
+    package mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
         switch PeripheralChannels.route(frame) {
         case .att(let pdu):
             behaviour.now = now

@@ -5,23 +5,23 @@ import Transports
 /// starting with its sequence number (u32), once notifications are enabled. For measuring the
 /// host's receive path on the virtual controller, where no peer is the bottleneck, and for
 /// checking that a fast peripheral is held back by a slow host instead of filling memory.
-public struct StreamingPeripheral: VirtualPeripheral {
+package struct StreamingPeripheral: VirtualPeripheral {
     /// `5EED0001-6B1E-4F2A-9D3C-2B7E5F10C4A9` and `5EED0002-…`: made up for the benchmark and tests.
-    public static let service = BluetoothUUID(high: 0x5EED_0001_6B1E_4F2A, low: 0x9D3C_2B7E_5F10_C4A9)
-    public static let stream = BluetoothUUID(high: 0x5EED_0002_6B1E_4F2A, low: 0x9D3C_2B7E_5F10_C4A9)
+    package static let service = BluetoothUUID(high: 0x5EED_0001_6B1E_4F2A, low: 0x9D3C_2B7E_5F10_C4A9)
+    package static let stream = BluetoothUUID(high: 0x5EED_0002_6B1E_4F2A, low: 0x9D3C_2B7E_5F10_C4A9)
 
-    public let address: BLEAddress
-    public let advertising: VirtualAdvertising
-    public let count: Int
-    public let size: Int
-    public let valueHandle: UInt16
-    public private(set) var sent = 0
-    public private(set) var connected = false
+    package let address: BLEAddress
+    package let advertising: VirtualAdvertising
+    package let count: Int
+    package let size: Int
+    package let valueHandle: UInt16
+    package private(set) var sent = 0
+    package private(set) var connected = false
 
     private var server: ATTServer
     private var behaviour = Behaviour()
 
-    public init(address: BLEAddress, count: Int, size: Int = 20, interval: Duration = .milliseconds(50)) {
+    package init(address: BLEAddress, count: Int, size: Int = 20, interval: Duration = .milliseconds(50)) {
         self.address = address
         self.count = max(0, count)
         self.size = min(max(4, size), 244)
@@ -35,12 +35,12 @@ public struct StreamingPeripheral: VirtualPeripheral {
         server = ATTServer(database: database, preferredMTU: ATTMTU.preferred)
     }
 
-    public var isAdvertising: Bool { !connected }
-    public var nextDeadline: Duration? { nil }
+    package var isAdvertising: Bool { !connected }
+    package var nextDeadline: Duration? { nil }
 
-    public mutating func advance(to now: Duration) -> [PeripheralAction] { [] }
+    package mutating func advance(to now: Duration) -> [PeripheralAction] { [] }
 
-    public mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
+    package mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
         connected = true
         sent = 0
         server.reset()
@@ -48,12 +48,12 @@ public struct StreamingPeripheral: VirtualPeripheral {
         return []
     }
 
-    public mutating func linkDown(reason: UInt8, at now: Duration) {
+    package mutating func linkDown(reason: UInt8, at now: Duration) {
         connected = false
         server.reset()
     }
 
-    public mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
+    package mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
         switch PeripheralChannels.route(frame) {
         case .att(let pdu): return server.receive(pdu, behaviour: &behaviour).map(PeripheralChannels.att)
         case .reply(let frame): return [.send(frame)]
@@ -61,7 +61,7 @@ public struct StreamingPeripheral: VirtualPeripheral {
         }
     }
 
-    public mutating func framesToSend(room: Int, at now: Duration) -> [L2CAPFrame] {
+    package mutating func framesToSend(room: Int, at now: Duration) -> [L2CAPFrame] {
         guard connected, behaviour.notifying else { return [] }
         var frames: [L2CAPFrame] = []
         while sent < count, frames.count < room {

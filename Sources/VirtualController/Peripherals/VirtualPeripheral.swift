@@ -7,7 +7,7 @@ import Transports
 /// comes up or goes down, hands them each L2CAP frame the central sends, and asks them to run
 /// whatever they scheduled once time reaches `nextDeadline`. They answer with `PeripheralAction`s.
 /// Times are durations on the controller's `Timebase`, so a manual clock drives them exactly.
-public protocol VirtualPeripheral: Sendable {
+package protocol VirtualPeripheral: Sendable {
     var address: BLEAddress { get }
     /// How and how often it advertises, and with what.
     var advertising: VirtualAdvertising { get }
@@ -38,13 +38,13 @@ public protocol VirtualPeripheral: Sendable {
 extension VirtualPeripheral {
     /// Whether it goes on advertising with a central connected (no profile's peripheral does;
     /// a deviating mirror can, to show a check catching it).
-    public var advertisesWhileConnected: Bool { false }
-    public mutating func linkChanged(_ change: VirtualLinkChange, at now: Duration) -> [PeripheralAction] { [] }
-    public mutating func framesToSend(room: Int, at now: Duration) -> [L2CAPFrame] { [] }
+    package var advertisesWhileConnected: Bool { false }
+    package mutating func linkChanged(_ change: VirtualLinkChange, at now: Duration) -> [PeripheralAction] { [] }
+    package mutating func framesToSend(room: Int, at now: Duration) -> [L2CAPFrame] { [] }
 }
 
 /// What a peripheral asks of its side of the radio.
-public enum PeripheralAction: Hashable, Sendable {
+package enum PeripheralAction: Hashable, Sendable {
     /// An L2CAP frame to the central.
     case send(L2CAPFrame)
     /// End the link now with this reason (0x13 remote user terminated, 0x08 for a link that is
@@ -60,15 +60,15 @@ public enum PeripheralAction: Hashable, Sendable {
 }
 
 /// The link as the peripheral sees it when it comes up.
-public struct VirtualLinkParameters: Hashable, Sendable {
-    public var central: BLEAddress
+package struct VirtualLinkParameters: Hashable, Sendable {
+    package var central: BLEAddress
     /// 1.25 ms units.
-    public var interval: UInt16
-    public var latency: UInt16
+    package var interval: UInt16
+    package var latency: UInt16
     /// 10 ms units.
-    public var supervisionTimeout: UInt16
+    package var supervisionTimeout: UInt16
 
-    public init(central: BLEAddress, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
+    package init(central: BLEAddress, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
         self.central = central
         self.interval = interval
         self.latency = latency
@@ -76,7 +76,7 @@ public struct VirtualLinkParameters: Hashable, Sendable {
     }
 }
 
-public enum VirtualLinkChange: Hashable, Sendable {
+package enum VirtualLinkChange: Hashable, Sendable {
     case parametersUpdated(interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
     /// The central's host refused a parameter request, with its reason (usually 0x3B).
     case parameterRequestRefused(reason: UInt8)
@@ -84,8 +84,8 @@ public enum VirtualLinkChange: Hashable, Sendable {
 
 /// How a peripheral advertises. Advertising events happen at `firstEvent + k × interval` on the
 /// controller's timeline, whether or not anyone listens (as on a real radio).
-public struct VirtualAdvertising: Hashable, Sendable {
-    public enum Form: Hashable, Sendable {
+package struct VirtualAdvertising: Hashable, Sendable {
+    package enum Form: Hashable, Sendable {
         /// ADV_IND with up to 31 bytes, answering scan requests with a SCAN_RSP of up to 31.
         /// Legacy and extended scanners both see it.
         case legacy(advertisingData: [UInt8], scanResponse: [UInt8])
@@ -94,17 +94,17 @@ public struct VirtualAdvertising: Hashable, Sendable {
         case extended(data: [UInt8])
     }
 
-    public var form: Form
+    package var form: Form
     /// Whether a central may connect: false makes a broadcaster (ADV_SCAN_IND when there is a
     /// scan response, else ADV_NONCONN_IND; a non-connectable extended advertisement), as a
     /// replayed cassette of a broadcasting scale needs.
-    public var connectable = true
-    public var interval: Duration
-    public var firstEvent: Duration
-    public var rssi: Int8
-    public var txPower: Int8
+    package var connectable = true
+    package var interval: Duration
+    package var firstEvent: Duration
+    package var rssi: Int8
+    package var txPower: Int8
 
-    public init(form: Form, interval: Duration = .milliseconds(100), firstEvent: Duration = .zero, rssi: Int8 = -50,
+    package init(form: Form, interval: Duration = .milliseconds(100), firstEvent: Duration = .zero, rssi: Int8 = -50,
                 txPower: Int8 = 0, connectable: Bool = true) {
         self.form = form
         self.connectable = connectable
@@ -117,7 +117,7 @@ public struct VirtualAdvertising: Hashable, Sendable {
     /// The profile's two forms for one advertisement (mirror-gatt-v1.md): everything in one
     /// extended advertisement, or, for legacy, flags and service UUIDs in ADV_IND and the rest
     /// (manufacturer data, service data, name) in the scan response.
-    public static func form(for advertisement: Advertisement, extended: Bool) -> Form {
+    package static func form(for advertisement: Advertisement, extended: Bool) -> Form {
         if extended { return .extended(data: AdvertisingData.encode(advertisement)) }
         var primary = Advertisement(flags: advertisement.flags, serviceUUIDs: advertisement.serviceUUIDs)
         primary.nameIsComplete = advertisement.nameIsComplete
