@@ -2,14 +2,18 @@ import Foundation
 
 /// Read-only views of /sys and /dev, rooted anywhere so tests can lay out a fake tree.
 public struct SystemTree: Sendable {
+    /// Where /sys is (a fake tree in tests).
     public let sysRoot: String
+    /// Where /dev is (a fake tree in tests).
     public let devRoot: String
 
+    /// A view rooted at these two paths; the defaults are the machine's own.
     public init(sysRoot: String = "/sys", devRoot: String = "/dev") {
         self.sysRoot = sysRoot
         self.devRoot = devRoot
     }
 
+    /// The machine's real /sys and /dev.
     public static let live = SystemTree()
 
     /// Entries of a sysfs directory, sorted naturally (video2 before video10); nil if it does not exist.
@@ -20,6 +24,7 @@ public struct SystemTree: Sendable {
         return names.sorted(by: naturalOrder)
     }
 
+    /// Entries of /dev or a folder in it, sorted naturally; empty when it does not exist.
     public func listDev(_ relative: String = "") -> [String] {
         let path = relative.isEmpty ? devRoot : devRoot + "/" + relative
         return ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted(by: naturalOrder)
@@ -75,10 +80,12 @@ public struct SystemTree: Sendable {
         return resolved.joined(separator: "/")
     }
 
+    /// Whether a sysfs path exists (a capability file, a class link).
     public func exists(_ relative: String) -> Bool {
         FileManager.default.fileExists(atPath: sysRoot + "/" + relative)
     }
 
+    /// The node's path under this view's /dev.
     public func devPath(_ name: String) -> String { devRoot + "/" + name }
 }
 

@@ -12,6 +12,7 @@ import Transports
 /// bounded by the configuration's queue limits, past which reports are dropped and peripherals
 /// held back, as a controller with full buffers does.
 public final class VirtualController: HCIByteStream {
+    /// Names the controller in errors and logs (`sim:`, `replay:FILE`).
     public let description: String
     private let timebase: Timebase
     private let state: Mutex<State>
@@ -40,6 +41,7 @@ public final class VirtualController: HCIByteStream {
 
     // MARK: HCIByteStream
 
+    /// Takes H4 bytes from the host as a controller's UART would: commands and ACL data, any split.
     public func write(_ bytes: [UInt8]) async throws(HCILinkError) {
         let now = timebase.now
         let (reader, chunk, closed) = state.withLock { state -> (CheckedContinuation<[UInt8]?, Never>?, [UInt8]?, Bool) in
@@ -52,6 +54,7 @@ public final class VirtualController: HCIByteStream {
         reader?.resume(returning: chunk)
     }
 
+    /// The H4 bytes the controller sends the host: events and ACL data, in order.
     public func incoming() -> AsyncThrowingStream<[UInt8], any Error> {
         let first = state.withLock { state in
             defer { state.incomingTaken = true }
@@ -64,6 +67,7 @@ public final class VirtualController: HCIByteStream {
         return AsyncThrowingStream(unfolding: { [self] in await self.nextChunk() })
     }
 
+    /// Stops the controller: its timer (which drives the peripherals) is cancelled and `incoming()` finishes.
     public func close() async {
         let (reader, timer) = state.withLock { state -> (CheckedContinuation<[UInt8]?, Never>?, Task<Void, Never>?) in
             state.closed = true
