@@ -344,7 +344,7 @@ struct ImportCommand: Sendable {
 /// answers instead.
 struct ImportQuestions: Sendable {
     /// Whether a person is at the keyboard (stdin is a terminal).
-    var isInteractive: @Sendable () -> Bool = { isatty(STDIN_FILENO) == 1 }
+    var isInteractive: @Sendable () -> Bool = { FileDescriptor.standardInput.isTerminal }
     /// Cameras a person can switch to when the camera stops: the V4L2 cameras attached.
     var otherCameras: @Sendable () -> [String] = { ((try? V4L2Probe().probe())?.cameras ?? []).map(\.uri) }
 }

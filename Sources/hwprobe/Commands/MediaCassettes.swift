@@ -120,7 +120,7 @@ final class MediaCassettes: Sendable {
     }
 
     static func remove(_ paths: [String]) {
-        for path in paths { _ = unlink(path) }
+        for path in paths { try? FileRemoval.remove(path) }
     }
 }
 

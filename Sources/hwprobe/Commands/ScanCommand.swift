@@ -1,6 +1,7 @@
 import Flows
 import Foundation
 import HAL
+import LinuxIO
 
 /// `hwprobe scan`: the body-scan flow against a mirror, drawn in the terminal or reported as the
 /// contract's JSON object. The engine is the same one the demo runs, on a real or simulated transport.
@@ -54,7 +55,7 @@ struct ScanCommand: Sendable {
             configuration.mirrorAddress = parsed
         }
         let interactive = !configuration.autoAnswer
-        if interactive && isatty(STDIN_FILENO) != 1 && person == nil {
+        if interactive && !FileDescriptor.standardInput.isTerminal && person == nil {
             throw CLIFailure(kind: .usage, message: "scan asks questions: run it in a terminal, or pass --yes to answer them itself")
         }
         let sink = try HapticSinks(registry: registry, console: console, media: transports.media).open(option: invocation.value("--haptics"))
