@@ -1,4 +1,5 @@
 import Foundation
+import LinuxIO
 import Synchronization
 
 /// Where hwprobe writes: the real terminal, or buffers a test reads back.
@@ -30,9 +31,9 @@ final class Console: Sendable {
     }
 
     static func standard() -> Console {
-        Console(isTerminal: isatty(STDOUT_FILENO) == 1, errIsTerminal: isatty(STDERR_FILENO) == 1,
+        Console(isTerminal: FileDescriptor.standardOutput.isTerminal, errIsTerminal: FileDescriptor.standardError.isTerminal,
                 environment: ProcessInfo.processInfo.environment) { stream, text in
-            writeFully(stream == .out ? STDOUT_FILENO : STDERR_FILENO, text)
+            writeFully(stream == .out ? .standardOutput : .standardError, text)
         }
     }
 
@@ -95,18 +96,8 @@ protocol DiagnosticSink: AnyObject, Sendable {
 
 /// write(2) until everything is out; a closed pipe (EPIPE) or any other error drops the rest
 /// instead of killing the process, since there is nobody left to read it.
-func writeFully(_ descriptor: Int32, _ text: String) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeBytes { raw in raw.baseAddress.map { Glibc.write(descriptor, $0 + offset, raw.count - offset) } ?? 0 }
-        if n < 0 {
-            if errno == EINTR { continue }
-            return
-        }
-        offset += n
-    }
-    bytes.removeAll()
+func writeFully(_ descriptor: FileDescriptor, _ text: String) {
+    try? descriptor.writeAll(Array(text.utf8))
 }
 
 /// A console whose output a test reads back.

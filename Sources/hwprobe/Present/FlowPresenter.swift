@@ -1,5 +1,4 @@
 import Flows
-import Glibc
 import HAL
 import LinuxIO
 import Synchronization
