@@ -54,9 +54,10 @@ let package = Package(
         // Thin C wrappers for what Swift cannot import: variadic ioctl/open and function-like ioctl macros.
         .target(name: "CLinuxShims", dependencies: ["CBlueZ"], path: "Sources/CLinuxShims"),
 
-        // Typed Swift wrappers over CLinuxShims (file descriptors, errno, ioctl, sysfs) shared by
-        // Transports and Capture, so device code reads as intent rather than as C.
-        .target(name: "LinuxIO", dependencies: ["CLinuxShims"], path: "Sources/LinuxIO"),
+        // Typed Swift wrappers over every system call the project makes (descriptors, errno, poll,
+        // ioctl, mmap, sockets, termios, netlink, sysfs, V4L2 through libv4l2): the one place that
+        // calls libc I/O (scripts/check-libc-io), so device code reads as intent rather than as C.
+        .target(name: "LinuxIO", dependencies: ["CLinuxShims", "CV4L2"], path: "Sources/LinuxIO"),
         .target(name: "HAL", path: "Sources/HAL"),
         .target(name: "Transports", dependencies: ["HAL", "LinuxIO", "CLinuxShims", "CBlueZ", "CLibUSB"],
                 path: "Sources/Transports"),

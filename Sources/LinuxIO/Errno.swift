@@ -47,6 +47,33 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
     /// EIO: the device failed the transfer (often a device being unplugged).
     public static let ioError = Errno(EIO)
 
+    /// EPIPE: the other end is gone (a closed socket, an unregistered HCI controller's channel).
+    public static let brokenPipe = Errno(EPIPE)
+    /// ESHUTDOWN: the endpoint was shut down (a USB device mid-unplug).
+    public static let shutDown = Errno(ESHUTDOWN)
+    /// ENETDOWN: the network device (an HCI controller) went down.
+    public static let networkDown = Errno(ENETDOWN)
+    /// ECONNRESET: the peer reset the connection.
+    public static let connectionReset = Errno(ECONNRESET)
+    /// ECONNABORTED: the connection was aborted on this side.
+    public static let connectionAborted = Errno(ECONNABORTED)
+    /// ECONNREFUSED: nothing listens on the port.
+    public static let connectionRefused = Errno(ECONNREFUSED)
+    /// ENOTCONN: the socket is not (or no longer) connected.
+    public static let notConnected = Errno(ENOTCONN)
+    /// EALREADY: already in progress (an HCI user channel another program holds).
+    public static let alreadyInProgress = Errno(EALREADY)
+    /// ENOTDIR: a path component is not a directory.
+    public static let notADirectory = Errno(ENOTDIR)
+    /// EISDIR: the path is a directory where a file was wanted.
+    public static let isADirectory = Errno(EISDIR)
+    /// EEXIST: the name is taken.
+    public static let exists = Errno(EEXIST)
+    /// EBADF: the number is not an open descriptor (a bug: a descriptor used after close).
+    public static let badDescriptor = Errno(EBADF)
+    /// ENOSPC: the disk is full.
+    public static let noSpace = Errno(ENOSPC)
+
     /// Device gone: what the kernel says once a USB camera or pad is unplugged.
     public var meansDeviceGone: Bool { [ENODEV, ENXIO, ESHUTDOWN].contains(code) }
     /// Permission refused, whichever errno said so: the message then names the fix (udev, group, capability).

@@ -20,6 +20,37 @@ package struct FileDescriptor: Hashable, Sendable {
         return FileDescriptor(rawValue: try check(hal_open(path, flags)))
     }
 
+    /// Opening options beyond the access mode, each a flag of open(2).
+    package struct Options: OptionSet, Sendable {
+        package let rawValue: Int32
+        package init(rawValue: Int32) { self.rawValue = rawValue }
+        /// O_NONBLOCK: reads and writes return EAGAIN instead of waiting (device threads poll).
+        package static let nonBlocking = Options(rawValue: O_NONBLOCK)
+        /// O_NOCTTY: a serial board must never become our controlling terminal.
+        package static let noControllingTerminal = Options(rawValue: O_NOCTTY)
+        /// O_CREAT | O_TRUNC: make the file, or empty the one already there.
+        package static let createOrTruncate = Options(rawValue: O_CREAT | O_TRUNC)
+        /// O_CLOEXEC: not inherited by programs we start.
+        package static let closeOnExec = Options(rawValue: O_CLOEXEC)
+    }
+
+    /// Opens with `open(2)` and the given options; `permissions` apply when the file is created.
+    package static func open(_ path: String, _ access: Access, options: Options,
+                             permissions: UInt32 = 0o644) throws(Errno) -> FileDescriptor {
+        var flags: Int32 = switch access {
+        case .readOnly: O_RDONLY
+        case .writeOnly: O_WRONLY
+        case .readWrite: O_RDWR
+        }
+        flags |= options.rawValue
+        let fd = options.contains(.createOrTruncate) ? Glibc.open(path, flags, mode_t(permissions)) : hal_open(path, flags)
+        if options.contains(.createOrTruncate) {
+            guard fd >= 0 else { throw Errno.current }
+            return FileDescriptor(rawValue: fd)
+        }
+        return FileDescriptor(rawValue: try check(fd))
+    }
+
     package func close() { _ = Glibc.close(rawValue) }
 
     /// Runs `body` with the descriptor and closes it afterwards, whatever happens.
@@ -41,6 +72,49 @@ package struct FileDescriptor: Hashable, Sendable {
             if n >= 0 { return n }
             if errno != EINTR { throw Errno.current }
         }
+    }
+
+    /// One write(2) of what the descriptor takes now, retrying on EINTR; a full non-blocking
+    /// descriptor throws ``Errno/wouldBlock`` so the caller can poll.
+    package func write(from bytes: UnsafeRawBufferPointer) throws(Errno) -> Int {
+        while true {
+            let n = Glibc.write(rawValue, bytes.baseAddress, bytes.count)
+            if n >= 0 { return n }
+            if errno != EINTR { throw Errno.current }
+        }
+    }
+
+    /// One send(2) with MSG_NOSIGNAL, retrying on EINTR: on a socket whose peer has gone this
+    /// fails with EPIPE instead of killing the process with SIGPIPE.
+    package func send(from bytes: UnsafeRawBufferPointer) throws(Errno) -> Int {
+        while true {
+            let n = Glibc.send(rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            if n >= 0 { return n }
+            if errno != EINTR { throw Errno.current }
+        }
+    }
+
+    /// Sets O_NONBLOCK on an open descriptor (one that came from elsewhere, like a pipe end).
+    package func setNonBlocking() throws(Errno) {
+        let flags = fcntl(rawValue, F_GETFL)
+        if flags < 0 || fcntl(rawValue, F_SETFL, flags | O_NONBLOCK) < 0 { throw Errno.current }
+    }
+
+    /// Whether O_NONBLOCK is set (nil if the descriptor is not open).
+    package var isNonBlocking: Bool? {
+        let flags = fcntl(rawValue, F_GETFL)
+        return flags < 0 ? nil : flags & O_NONBLOCK != 0
+    }
+
+    /// An ioctl whose argument is a struct the kernel reads or fills in place.
+    package func ioctl<Argument>(_ request: UInt, _ argument: inout Argument) throws(Errno) {
+        let rc = withUnsafeMutablePointer(to: &argument) { hal_ioctl(rawValue, request, $0) }
+        _ = try check(rc)
+    }
+
+    /// An ioctl whose argument is a number passed in the pointer's place (HCIDEVDOWN's device index).
+    package func ioctl(_ request: UInt, value: UInt) throws(Errno) {
+        _ = try check(hal_ioctl(rawValue, request, UnsafeMutableRawPointer(bitPattern: value)))
     }
 
     /// Writes every byte, retrying on EINTR and short writes.

@@ -64,6 +64,14 @@ extension FileDescriptor {
         return WindowSize(rows: Int(size.ws_row), columns: Int(size.ws_col))
     }
 
+    /// The terminal's width alone (TIOCGWINSZ), for output that wraps: some terminals (a serial
+    /// console, an emulator mid-resize) report columns but 0 rows. Nil when not a terminal.
+    package func windowColumns() -> Int? {
+        var size = winsize()
+        guard hal_ioctl(rawValue, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
     package static let standardInput = FileDescriptor(rawValue: STDIN_FILENO)
     package static let standardOutput = FileDescriptor(rawValue: STDOUT_FILENO)
     package static let standardError = FileDescriptor(rawValue: STDERR_FILENO)

@@ -1,4 +1,3 @@
-import CLinuxShims
 import HAL
 import LinuxIO
 import Synchronization
@@ -179,9 +178,7 @@ extension V4L2Probe {
     /// will not say. For a cassette's camera identity.
     public static func busInfo(path: String) -> String? {
         try? FileDescriptor.withOpened(path, .readWrite, nonBlocking: true) { fd throws(Errno) -> String? in
-            var caps = hal_v4l2_caps()
-            guard hal_v4l2_querycap(fd.rawValue, &caps) >= 0 else { return nil }
-            let text = cText(cBytes(of: caps.bus_info))
+            let text = cText(try fd.videoCapabilities().busInfo)
             return text.isEmpty ? nil : text
         }
     }

@@ -1,4 +1,3 @@
-import Glibc
 import HAL
 import LinuxIO
 
@@ -21,9 +20,9 @@ public final class Y4MWriter {
         else { throw .badFile("cannot write \(path): bad picture size \(width)x\(height) or frame rate") }
         self.path = path
         self.header = header
-        let raw = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard raw >= 0 else { throw .io("cannot create \(path): \(Errno.current)") }
-        fd = FileDescriptor(rawValue: raw)
+        do { fd = try FileDescriptor.open(path, .writeOnly, options: [.createOrTruncate, .closeOnExec]) } catch {
+            throw .io("cannot create \(path): \(error)")
+        }
         let extra = colorSpace.extraPlaneBytes(width: width, height: height)
         chroma = colorSpace == .c444alpha
             ? [UInt8](repeating: 128, count: 2 * width * height) + [UInt8](repeating: 255, count: width * height)

@@ -1,4 +1,3 @@
-import CLinuxShims
 import CV4L2
 import LinuxIO
 
@@ -10,15 +9,15 @@ import LinuxIO
 protocol V4L2BufferAPI: Sendable {
     var bufferType: UInt32 { get }
     /// S_FMT; the format the driver actually set.
-    func setFormat(_ fd: Int32, width: Int, height: Int, fourcc: UInt32) -> Result<V4L2StreamFormat, Errno>
+    func setFormat(_ fd: FileDescriptor, width: Int, height: Int, fourcc: UInt32) -> Result<V4L2StreamFormat, Errno>
     /// REQBUFS for `count` mmap buffers; how many the driver granted.
-    func requestBuffers(_ fd: Int32, count: UInt32) -> Result<UInt32, Errno>
+    func requestBuffers(_ fd: FileDescriptor, count: UInt32) -> Result<UInt32, Errno>
     /// QUERYBUF: where each plane of buffer `index` is mapped.
-    func queryBuffer(_ fd: Int32, index: UInt32) -> Result<V4L2BufferPlanes, Errno>
+    func queryBuffer(_ fd: FileDescriptor, index: UInt32) -> Result<V4L2BufferPlanes, Errno>
     /// QBUF; the result, or -errno.
-    func queue(_ fd: Int32, index: UInt32) -> Int32
+    func queue(_ fd: FileDescriptor, index: UInt32) -> Int32
     /// DQBUF; the result (or -errno) and, on success, what the driver filled in.
-    func dequeue(_ fd: Int32) -> (result: Int32, buffer: V4L2DequeuedBuffer)
+    func dequeue(_ fd: FileDescriptor) -> (result: Int32, buffer: V4L2DequeuedBuffer)
 }
 
 /// What S_FMT granted. `planes` is the driver's own count (1 in the single-planar API); the sizes
@@ -61,7 +60,7 @@ struct V4L2SinglePlanar: V4L2BufferAPI {
     let calls: V4L2Calls
     var bufferType: UInt32 { V4L2Request.captureType }
 
-    func setFormat(_ fd: Int32, width: Int, height: Int, fourcc: UInt32) -> Result<V4L2StreamFormat, Errno> {
+    func setFormat(_ fd: FileDescriptor, width: Int, height: Int, fourcc: UInt32) -> Result<V4L2StreamFormat, Errno> {
         var format = v4l2_format()
         format.type = bufferType
         format.fmt.pix.width = UInt32(clamping: width)
@@ -75,7 +74,7 @@ struct V4L2SinglePlanar: V4L2BufferAPI {
                                          bytesPerLine: Int(format.fmt.pix.bytesperline), sizeImage: Int(format.fmt.pix.sizeimage)))
     }
 
-    func requestBuffers(_ fd: Int32, count: UInt32) -> Result<UInt32, Errno> {
+    func requestBuffers(_ fd: FileDescriptor, count: UInt32) -> Result<UInt32, Errno> {
         var request = v4l2_requestbuffers()
         request.count = count
         request.type = bufferType
@@ -84,19 +83,19 @@ struct V4L2SinglePlanar: V4L2BufferAPI {
         return rc < 0 ? .failure(Errno(-rc)) : .success(request.count)
     }
 
-    func queryBuffer(_ fd: Int32, index: UInt32) -> Result<V4L2BufferPlanes, Errno> {
+    func queryBuffer(_ fd: FileDescriptor, index: UInt32) -> Result<V4L2BufferPlanes, Errno> {
         var buffer = emptyBuffer(index)
         let rc = calls.ioctl(fd, V4L2Request.queryBuffer, &buffer)
         if rc < 0 { return .failure(Errno(-rc)) }
         return .success(V4L2BufferPlanes(reportedPlanes: 1, planes: [(buffer.m.offset, Int(buffer.length))]))
     }
 
-    func queue(_ fd: Int32, index: UInt32) -> Int32 {
+    func queue(_ fd: FileDescriptor, index: UInt32) -> Int32 {
         var buffer = emptyBuffer(index)
         return calls.ioctl(fd, V4L2Request.queueBuffer, &buffer)
     }
 
-    func dequeue(_ fd: Int32) -> (result: Int32, buffer: V4L2DequeuedBuffer) {
+    func dequeue(_ fd: FileDescriptor) -> (result: Int32, buffer: V4L2DequeuedBuffer) {
         var buffer = emptyBuffer(0)
         let rc = calls.ioctl(fd, V4L2Request.dequeueBuffer, &buffer)
         return (rc, V4L2DequeuedBuffer(index: Int(buffer.index), sequence: buffer.sequence,
@@ -114,54 +113,41 @@ struct V4L2SinglePlanar: V4L2BufferAPI {
 }
 
 /// The multi-planar API, straight to the kernel (libv4l2 has no multi-planar interface of its
-/// own). `planes` is the count the granted format has, at most HAL_V4L2_MAX_PLANES.
+/// own). `planes` is the count the granted format has, at most `VideoMultiPlanar.maximumPlanes`.
 struct V4L2MultiPlanar: V4L2BufferAPI {
     var planes: Int = 1
-    var bufferType: UInt32 { HAL_V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE }
+    var bufferType: UInt32 { VideoMultiPlanar.bufferType }
 
-    func setFormat(_ fd: Int32, width: Int, height: Int, fourcc: UInt32) -> Result<V4L2StreamFormat, Errno> {
-        var format = hal_v4l2_mplane_format()
-        format.width = UInt32(clamping: width)
-        format.height = UInt32(clamping: height)
-        format.pixelformat = fourcc
-        let rc = hal_v4l2_mplane_set_format(fd, &format)
-        if rc < 0 { return .failure(Errno(-rc)) }
-        return .success(V4L2StreamFormat(width: Int(format.width), height: Int(format.height), fourcc: format.pixelformat,
-                                         planes: Int(format.num_planes), bytesPerLine: Int(format.bytesperline.0),
-                                         sizeImage: Int(format.sizeimage.0)))
+    func setFormat(_ fd: FileDescriptor, width: Int, height: Int, fourcc: UInt32) -> Result<V4L2StreamFormat, Errno> {
+        VideoMultiPlanar.setFormat(fd, width: UInt32(clamping: width), height: UInt32(clamping: height), fourcc: fourcc).map { format in
+            V4L2StreamFormat(width: Int(format.width), height: Int(format.height), fourcc: format.fourcc,
+                             planes: Int(format.planes), bytesPerLine: Int(format.bytesPerLine.first ?? 0),
+                             sizeImage: Int(format.sizeImage.first ?? 0))
+        }
     }
 
-    func requestBuffers(_ fd: Int32, count: UInt32) -> Result<UInt32, Errno> {
-        var granted = count
-        let rc = hal_v4l2_request_buffers(fd, bufferType, &granted)
-        return rc < 0 ? .failure(Errno(-rc)) : .success(granted)
+    func requestBuffers(_ fd: FileDescriptor, count: UInt32) -> Result<UInt32, Errno> {
+        VideoMultiPlanar.requestBuffers(fd, bufferType: bufferType, count: count)
     }
 
-    func queryBuffer(_ fd: Int32, index: UInt32) -> Result<V4L2BufferPlanes, Errno> {
-        var buffer = hal_v4l2_mplane_buffer()
-        let rc = hal_v4l2_mplane_query_buffer(fd, index, UInt32(planes), &buffer)
-        if rc < 0 { return .failure(Errno(-rc)) }
-        let answered = Self.planes(of: buffer).prefix(planes).map { (offset: $0.mem_offset, length: Int($0.length)) }
-        return .success(V4L2BufferPlanes(reportedPlanes: Int(buffer.num_planes), planes: Array(answered)))
+    func queryBuffer(_ fd: FileDescriptor, index: UInt32) -> Result<V4L2BufferPlanes, Errno> {
+        VideoMultiPlanar.queryBuffer(fd, index: index, planes: planes).map { buffer in
+            V4L2BufferPlanes(reportedPlanes: Int(buffer.reportedPlanes),
+                             planes: buffer.planes.prefix(planes).map { (offset: $0.offset, length: Int($0.length)) })
+        }
     }
 
-    func queue(_ fd: Int32, index: UInt32) -> Int32 {
-        hal_v4l2_mplane_queue_buffer(fd, index, UInt32(planes))
+    func queue(_ fd: FileDescriptor, index: UInt32) -> Int32 {
+        VideoMultiPlanar.queueBuffer(fd, index: index, planes: planes)
     }
 
-    func dequeue(_ fd: Int32) -> (result: Int32, buffer: V4L2DequeuedBuffer) {
-        var buffer = hal_v4l2_mplane_buffer()
-        let rc = hal_v4l2_mplane_dequeue_buffer(fd, UInt32(planes), &buffer)
-        let grey = buffer.planes.0
+    func dequeue(_ fd: FileDescriptor) -> (result: Int32, buffer: V4L2DequeuedBuffer) {
+        let (rc, buffer) = VideoMultiPlanar.dequeueBuffer(fd, planes: planes)
+        let grey = buffer.planes.first ?? VideoPlane(bytesUsed: 0, length: 0, offset: 0, dataOffset: 0)
         return (rc, V4L2DequeuedBuffer(index: Int(buffer.index), sequence: buffer.sequence,
                                        timestamp: .seconds(buffer.seconds) + .microseconds(buffer.microseconds),
-                                       reportedPlanes: Int(buffer.num_planes), bytesUsed: Int(grey.bytesused),
-                                       dataOffset: Int(grey.data_offset), flags: buffer.flags))
-    }
-
-    /// The fixed-size C array of planes as a Swift array.
-    private static func planes(of buffer: hal_v4l2_mplane_buffer) -> [hal_v4l2_plane] {
-        withUnsafeBytes(of: buffer.planes) { Array($0.bindMemory(to: hal_v4l2_plane.self)) }
+                                       reportedPlanes: Int(buffer.reportedPlanes), bytesUsed: Int(grey.bytesUsed),
+                                       dataOffset: Int(grey.dataOffset), flags: buffer.flags))
     }
 }
 

@@ -1,7 +1,5 @@
-import CLinuxShims
 import CV4L2
 import Foundation
-import Glibc
 import HAL
 import LinuxIO
 import Synchronization
@@ -114,7 +112,7 @@ public final class V4L2Camera: CameraSource {
     /// One streaming run: the open descriptor, the negotiated format and the mapped buffers.
     final class Session: Sendable {
         let path: String
-        let fd: Int32
+        let fd: FileDescriptor
         let calls: V4L2Calls
         let api: any V4L2BufferAPI
         let greyPath: V4L2GreyPath
@@ -126,7 +124,7 @@ public final class V4L2Camera: CameraSource {
         let stopFlag = Atomic<Bool>(false)
         let finished = Atomic<Bool>(false)
 
-        private init(path: String, fd: Int32, calls: V4L2Calls, api: any V4L2BufferAPI, greyPath: V4L2GreyPath,
+        private init(path: String, fd: FileDescriptor, calls: V4L2Calls, api: any V4L2BufferAPI, greyPath: V4L2GreyPath,
                      format: V4L2StreamFormat, buffers: [[(address: UInt, length: Int)]]) {
             self.path = path
             self.fd = fd
@@ -140,18 +138,18 @@ public final class V4L2Camera: CameraSource {
         }
 
         static func open(path: String, width: Int, height: Int, preferred: V4L2GreyPath? = nil) throws(CameraError) -> Session {
-            let fd = hal_open(path, O_RDWR | O_NONBLOCK)
-            guard fd >= 0 else { throw V4L2Probe.explain(Errno(-fd), path: path) }
+            let fd: FileDescriptor
+            do { fd = try FileDescriptor.open(path, .readWrite, nonBlocking: true) } catch { throw V4L2Probe.explain(error, path: path) }
             var mapped: [[(address: UInt, length: Int)]] = []
             var calls = V4L2Calls.direct
             do {
-                var caps = hal_v4l2_caps()
-                try call(hal_v4l2_querycap(fd, &caps), path)
-                let multiPlanarOnly = caps.device_caps & HAL_V4L2_CAP_VIDEO_CAPTURE == 0
-                guard !multiPlanarOnly || caps.device_caps & HAL_V4L2_CAP_VIDEO_CAPTURE_MPLANE != 0 else {
+                let caps: VideoCapabilities
+                do { caps = try fd.videoCapabilities() } catch { throw V4L2Probe.explain(error, path: path) }
+                let multiPlanarOnly = caps.deviceCapabilities & VideoCapabilities.videoCapture == 0
+                guard !multiPlanarOnly || caps.deviceCapabilities & VideoCapabilities.videoCaptureMultiPlanar != 0 else {
                     throw CameraError.notACaptureDevice(path)
                 }
-                guard caps.device_caps & HAL_V4L2_CAP_STREAMING != 0 else { throw CameraError.noUsableFormat("\(path) (no mmap streaming)") }
+                guard caps.deviceCapabilities & VideoCapabilities.streaming != 0 else { throw CameraError.noUsableFormat("\(path) (no mmap streaming)") }
                 var api: any V4L2BufferAPI = multiPlanarOnly ? V4L2MultiPlanar() : V4L2SinglePlanar(calls: .direct)
 
                 let offered = try formats(fd, bufferType: api.bufferType, path)
@@ -176,8 +174,8 @@ public final class V4L2Camera: CameraSource {
                 guard let granted = V4L2GreyPath(fourcc: format.fourcc) else { throw CameraError.noUsableFormat(path) }
                 format.bytesPerLine = try checkedPitch(format, granted, path)
                 if multiPlanarOnly, !calls.throughLibV4L2 {
-                    guard (1...Int(HAL_V4L2_MAX_PLANES)).contains(format.planes) else {
-                        throw CameraError.io(driverBug(path, "set a format of \(format.planes) planes; V4L2 allows 1 to \(HAL_V4L2_MAX_PLANES)"))
+                    guard (1...VideoMultiPlanar.maximumPlanes).contains(format.planes) else {
+                        throw CameraError.io(driverBug(path, "set a format of \(format.planes) planes; V4L2 allows 1 to \(VideoMultiPlanar.maximumPlanes)"))
                     }
                     api = V4L2MultiPlanar(planes: format.planes)
                 }
@@ -205,7 +203,7 @@ public final class V4L2Camera: CameraSource {
 
         /// QUERYBUF and mmap for each plane of one buffer, after checking what the driver said:
         /// the format's plane count, and a grey plane long enough for the format's rows.
-        private static func mapBuffer(_ index: UInt32, fd: Int32, api: any V4L2BufferAPI, calls: V4L2Calls, format: V4L2StreamFormat,
+        private static func mapBuffer(_ index: UInt32, fd: FileDescriptor, api: any V4L2BufferAPI, calls: V4L2Calls, format: V4L2StreamFormat,
                                       granted: V4L2GreyPath, path: String) throws(CameraError) -> [(address: UInt, length: Int)] {
             let answer: V4L2BufferPlanes
             switch api.queryBuffer(fd, index: index) {
@@ -222,11 +220,11 @@ public final class V4L2Camera: CameraSource {
             }
             var planes: [(address: UInt, length: Int)] = []
             for plane in answer.planes {
-                guard plane.length > 0, let address = calls.map(fd, length: plane.length, offset: plane.offset) else {
-                    let error = Errno.current
+                let mapped = plane.length > 0 ? calls.map(fd, length: plane.length, offset: plane.offset) : nil
+                guard case .success(let address) = mapped else {
                     for mapping in planes { calls.unmap(mapping.address, length: mapping.length) }
-                    throw plane.length > 0 ? V4L2Probe.explain(error, path: path)
-                        : .io(driverBug(path, "gave a plane of buffer \(index) no length"))
+                    if case .failure(let error) = mapped { throw V4L2Probe.explain(error, path: path) }
+                    throw .io(driverBug(path, "gave a plane of buffer \(index) no length"))
                 }
                 planes.append((UInt(bitPattern: address), plane.length))
             }
@@ -234,16 +232,13 @@ public final class V4L2Camera: CameraSource {
         }
 
         /// Every format the device offers for this buffer type (ENUM_FMT until EINVAL).
-        private static func formats(_ fd: Int32, bufferType: UInt32, _ path: String) throws(CameraError) -> [UInt32] {
+        private static func formats(_ fd: FileDescriptor, bufferType: UInt32, _ path: String) throws(CameraError) -> [UInt32] {
             var offered: [UInt32] = []
-            var flags: UInt32 = 0
-            var text = [CChar](repeating: 0, count: 32)
             for index in UInt32(0)..<256 {
-                var fourcc: UInt32 = 0
-                let rc = hal_v4l2_enum_fmt(fd, bufferType, index, &fourcc, &flags, &text)
-                if rc == -EINVAL { break }
-                try call(rc, path)
-                offered.append(fourcc)
+                let answer = fd.videoFormat(bufferType: bufferType, index: index)
+                if answer.result == -Errno.invalid.code { break }
+                try call(answer.result, path)
+                offered.append(answer.fourcc)
             }
             return offered
         }
@@ -266,7 +261,7 @@ public final class V4L2Camera: CameraSource {
                 + "and report it to the driver's maintainers"
         }
 
-        private static func stream(_ calls: V4L2Calls, _ fd: Int32, _ type: UInt32, on: Bool) -> Int32 {
+        private static func stream(_ calls: V4L2Calls, _ fd: FileDescriptor, _ type: UInt32, on: Bool) -> Int32 {
             var value = Int32(bitPattern: type)
             return calls.ioctl(fd, on ? V4L2Request.streamOn : V4L2Request.streamOff, &value)
         }
@@ -282,16 +277,19 @@ public final class V4L2Camera: CameraSource {
             var firstTimestamp: Duration?
             var failure: CameraError?
             while !stopFlag.load(ordering: .relaxed) {
-                var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let polled = poll(&pfd, 1, 50)
-                if polled < 0, errno != EINTR { failure = V4L2Probe.explain(Errno.current, path: path); break }
-                let (rc, buffer) = polled > 0 ? api.dequeue(fd) : (-EAGAIN, V4L2DequeuedBuffer())
-                if rc == -EAGAIN {
+                let polled: FileDescriptor.PollEvents
+                do { polled = try fd.poll(for: .readable, timeoutMilliseconds: 50) } catch {
+                    failure = V4L2Probe.explain(error, path: path)
+                    break
+                }
+                let (rc, buffer) = !polled.isEmpty ? api.dequeue(fd) : (-Errno.wouldBlock.code, V4L2DequeuedBuffer())
+                if rc == -Errno.wouldBlock.code {
                     if clock.now - lastFrame > timeout { failure = .timedOut(path); break }
-                    if polled > 0 { usleep(5_000) } // a node that polls readable without a frame: don't spin
+                    // A node that polls readable without a frame: don't spin.
+                    if !polled.isEmpty { CurrentThread.sleep(for: .milliseconds(5)) }
                     continue
                 }
-                if rc == -ENODEV || rc == -EIO || rc == -ENXIO || rc == -ESHUTDOWN { failure = .disappeared(path); break }
+                if rc < 0, Errno(-rc).meansDeviceGone || Errno(-rc) == .ioError { failure = .disappeared(path); break }
                 if rc < 0 { failure = V4L2Probe.explain(Errno(-rc), path: path); break }
                 lastFrame = clock.now
                 // A buffer the driver marks as failed is handed back unread: the frame is missing
@@ -307,7 +305,7 @@ public final class V4L2Camera: CameraSource {
                     }
                 }
                 let requeue = api.queue(fd, index: UInt32(clamping: buffer.index))
-                if requeue == -ENODEV || requeue == -EIO || requeue == -ENXIO { failure = .disappeared(path); break }
+                if requeue < 0, Errno(-requeue).meansDeviceGone || Errno(-requeue) == .ioError { failure = .disappeared(path); break }
             }
             _ = Self.stream(calls, fd, api.bufferType, on: false)
             for buffer in buffers { for plane in buffer { calls.unmap(plane.address, length: plane.length) } }

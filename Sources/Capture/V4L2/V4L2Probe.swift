@@ -1,4 +1,3 @@
-import CLinuxShims
 import HAL
 import LinuxIO
 
@@ -39,21 +38,16 @@ public struct V4L2Probe: Sendable {
     /// Asks one node what it is; nil when it is not a capture device (e.g. a UVC metadata node).
     public static func describe(path: String) throws(Errno) -> CameraInfo? {
         try FileDescriptor.withOpened(path, .readWrite, nonBlocking: true) { fd throws(Errno) -> CameraInfo? in
-            var caps = hal_v4l2_caps()
-            _ = try check(hal_v4l2_querycap(fd.rawValue, &caps))
-            let busInfo = cText(cBytes(of: caps.bus_info))
-            var described = try describe(path: path, driver: cBytes(of: caps.driver), card: cBytes(of: caps.card), deviceCaps: caps.device_caps,
+            let caps = try fd.videoCapabilities()
+            let busInfo = cText(caps.busInfo)
+            var described = try describe(path: path, driver: caps.driver, card: caps.card, deviceCaps: caps.deviceCapabilities,
                                 format: { bufferType, index in
-                var fourcc: UInt32 = 0
-                var flags: UInt32 = 0
-                var text = [CChar](repeating: 0, count: 32)
-                let rc = hal_v4l2_enum_fmt(fd.rawValue, bufferType, index, &fourcc, &flags, &text)
-                return V4L2FormatAnswer(result: rc, fourcc: fourcc, flags: flags)
+                let answer = fd.videoFormat(bufferType: bufferType, index: index)
+                return V4L2FormatAnswer(result: answer.result, fourcc: answer.fourcc, flags: answer.flags)
             }, frameSize: { fourcc, index in
-                var size = hal_v4l2_framesize()
-                let rc = hal_v4l2_enum_framesize(fd.rawValue, fourcc, index, &size)
-                return V4L2FrameSizeAnswer(result: rc, type: size.type, minWidth: size.min_width, minHeight: size.min_height,
-                                           maxWidth: size.max_width, maxHeight: size.max_height)
+                let size = fd.videoFrameSize(fourcc: fourcc, index: index)
+                return V4L2FrameSizeAnswer(result: size.result, type: size.type, minWidth: size.minWidth, minHeight: size.minHeight,
+                                           maxWidth: size.maxWidth, maxHeight: size.maxHeight)
             })
             // The bus a replug keeps (`usb-0000:00:14.0-2.3`, `platform:vivid-000`); the USB
             // port and serial behind the node come from sysfs (hwprobe's SysfsIdentity).
@@ -69,8 +63,8 @@ public struct V4L2Probe: Sendable {
         format: (_ bufferType: UInt32, _ index: UInt32) -> V4L2FormatAnswer,
         frameSize: (_ fourcc: UInt32, _ index: UInt32) -> V4L2FrameSizeAnswer
     ) throws(Errno) -> CameraInfo? {
-        let single = deviceCaps & HAL_V4L2_CAP_VIDEO_CAPTURE != 0
-        let multi = deviceCaps & HAL_V4L2_CAP_VIDEO_CAPTURE_MPLANE != 0
+        let single = deviceCaps & VideoCapabilities.videoCapture != 0
+        let multi = deviceCaps & VideoCapabilities.videoCaptureMultiPlanar != 0
         guard single || multi else { return nil }
         let bufferType: UInt32 = single ? 1 : 9
         var formats: [PixelFormatInfo] = []
@@ -113,11 +107,6 @@ public struct V4L2Probe: Sendable {
         if error.meansDeviceGone { return .disappeared(path) }
         return .io("\(path): \(error)")
     }
-}
-
-/// The bytes of a fixed-size C char array.
-func cBytes<T>(of tuple: T) -> [UInt8] {
-    withUnsafeBytes(of: tuple) { Array($0) }
 }
 
 /// A C string in a byte array (up to its first NUL, or all of it) as Swift text.

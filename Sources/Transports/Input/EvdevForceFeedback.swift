@@ -1,4 +1,3 @@
-import CLinuxShims
 import HAL
 import LinuxIO
 import Synchronization
@@ -21,14 +20,12 @@ public final class EvdevForceFeedback: Sendable {
             throw Self.error(error, path: path, doing: "opening")
         }
         do {
-            guard try check(hal_evdev_has_rumble(fd.rawValue)) == 1 else {
+            guard try fd.evdevHasRumble() else {
                 fd.close()
                 throw HapticError.unsupported("\(path) has no FF_RUMBLE force feedback: pick an evdev node that `hwprobe list` shows")
             }
-            var slots: Int32 = 0
-            _ = try check(hal_evdev_effect_slots(fd.rawValue, &slots))
-            effectSlots = Int(slots)
-            supportsGain = try check(hal_evdev_has_gain(fd.rawValue)) == 1
+            effectSlots = try fd.evdevEffectSlots()
+            supportsGain = try fd.evdevHasGain()
         } catch let error as HapticError {
             throw error
         } catch let error as Errno {
@@ -55,29 +52,35 @@ public final class EvdevForceFeedback: Sendable {
     public func uploadRumble(strong: UInt16, weak: UInt16, length: Duration, replacing id: Int16? = nil) throws(HapticError) -> Int16 {
         var effectID: Int16 = id ?? -1
         let milliseconds = UInt16(clamping: length.components.seconds * 1000 + length.components.attoseconds / 1_000_000_000_000_000)
-        try perform("uploading an effect to") { fd in hal_evdev_upload_rumble(fd, &effectID, strong, weak, milliseconds) }
+        try perform("uploading an effect to") { fd throws(Errno) in
+            try fd.evdevUploadRumble(id: &effectID, strong: strong, weak: weak, milliseconds: milliseconds)
+        }
         return effectID
     }
 
     /// Starts (`count` ≥ 1) or stops (`count` 0) an uploaded effect.
     public func play(_ id: Int16, count: Int32 = 1) throws(HapticError) {
-        try perform("playing an effect on") { fd in hal_evdev_write_ff(fd, UInt16(bitPattern: id), count) }
+        try perform("playing an effect on") { fd throws(Errno) in
+            try fd.evdevWriteForceFeedback(code: UInt16(bitPattern: id), value: count)
+        }
     }
 
     public func erase(_ id: Int16) throws(HapticError) {
-        try perform("erasing an effect on") { fd in hal_evdev_erase(fd, id) }
+        try perform("erasing an effect on") { fd throws(Errno) in try fd.evdevErase(id) }
     }
 
     /// Sets the device-wide strength (0…0xFFFF); a no-op when the device has no FF_GAIN.
     public func setGain(_ gain: UInt16) throws(HapticError) {
         guard supportsGain else { return }
-        try perform("setting the gain of") { fd in hal_evdev_write_ff(fd, HAL_FF_GAIN, Int32(gain)) }
+        try perform("setting the gain of") { fd throws(Errno) in
+            try fd.evdevWriteForceFeedback(code: FileDescriptor.forceFeedbackGain, value: Int32(gain))
+        }
     }
 
-    private func perform(_ doing: String, _ call: (Int32) -> Int32) throws(HapticError) {
-        let rc = descriptor.withLock { fd in fd.map { call($0.rawValue) } }
-        guard let rc else { throw .disappeared("evdev:\(path)") }
-        do { _ = try check(rc) } catch { throw Self.error(error, path: path, doing: doing) }
+    private func perform(_ doing: String, _ call: (FileDescriptor) throws(Errno) -> Void) throws(HapticError) {
+        let outcome = descriptor.withLock { fd in fd.map { fd in Result { () throws(Errno) in try call(fd) } } }
+        guard let outcome else { throw .disappeared("evdev:\(path)") }
+        do { try outcome.get() } catch { throw Self.error(error, path: path, doing: doing) }
     }
 
     static func error(_ errno: Errno, path: String, doing: String) -> HapticError {

@@ -1,5 +1,3 @@
-import CLinuxShims
-import Glibc
 import HAL
 import LinuxIO
 import Synchronization
@@ -9,7 +7,7 @@ public enum HIDBus: Hashable, Sendable {
     case usb, bluetooth, other(UInt32)
 
     init(_ raw: UInt32) {
-        self = raw == HAL_BUS_USB ? .usb : raw == HAL_BUS_BLUETOOTH ? .bluetooth : .other(raw)
+        self = raw == InputIdentity.busUSB ? .usb : raw == InputIdentity.busBluetooth ? .bluetooth : .other(raw)
     }
 }
 
@@ -47,15 +45,10 @@ public final class HidrawDevice: Sendable {
             throw openError(error, path: path)
         }
         do throws(Errno) {
-            var rawBus: UInt32 = 0
-            var vendor: Int16 = 0
-            var product: Int16 = 0
-            _ = try check(hal_hidraw_info(fd.rawValue, &rawBus, &vendor, &product))
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let length = try check(hal_hidraw_report_descriptor(fd.rawValue, &buffer, buffer.count))
-            return HidrawDevice(path: path, fd: fd,
-                                identity: USBIdentity(vendor: UInt16(bitPattern: vendor), product: UInt16(bitPattern: product)),
-                                bus: HIDBus(rawBus), reportDescriptor: Array(buffer.prefix(Int(length))))
+            let id = try fd.hidrawIdentity()
+            let reportDescriptor = try fd.hidrawReportDescriptor()
+            return HidrawDevice(path: path, fd: fd, identity: USBIdentity(vendor: id.vendor, product: id.product),
+                                bus: HIDBus(id.bus), reportDescriptor: reportDescriptor)
         } catch {
             fd.close()
             if error.meansDeviceGone { throw .disappeared(path) }

@@ -1,4 +1,3 @@
-import CLinuxShims
 import HAL
 import LinuxIO
 
@@ -66,12 +65,10 @@ public struct InputProbe: Sendable {
     /// One evdev node's name, IDs and force-feedback capability.
     public func evdevDevice(at path: String) throws(Errno) -> EvdevDeviceInfo {
         try FileDescriptor.withOpened(path, .readOnly, nonBlocking: true) { fd throws(Errno) -> EvdevDeviceInfo in
-            var nameBuffer = [CChar](repeating: 0, count: 256)
-            _ = try check(hal_evdev_name(fd.rawValue, &nameBuffer, nameBuffer.count))
-            var id = hal_input_id()
-            _ = try check(hal_evdev_id(fd.rawValue, &id))
-            let rumble = try check(hal_evdev_has_rumble(fd.rawValue)) == 1
-            return EvdevDeviceInfo(path: path, name: text(of: nameBuffer),
+            let name = try fd.evdevName()
+            let id = try fd.evdevIdentity()
+            let rumble = try fd.evdevHasRumble()
+            return EvdevDeviceInfo(path: path, name: name,
                                    identity: USBIdentity(vendor: id.vendor, product: id.product),
                                    capabilities: rumble ? [.rumble] : [])
         }
@@ -80,15 +77,10 @@ public struct InputProbe: Sendable {
     /// One hidraw node's name and USB IDs (HIDIOCGRAWINFO).
     public func hidrawDevice(at path: String) throws(Errno) -> HidrawDeviceInfo {
         try FileDescriptor.withOpened(path, .readOnly, nonBlocking: true) { fd throws(Errno) -> HidrawDeviceInfo in
-            var bus: UInt32 = 0
-            var vendor: Int16 = 0
-            var product: Int16 = 0
-            _ = try check(hal_hidraw_info(fd.rawValue, &bus, &vendor, &product))
-            let identity = USBIdentity(vendor: UInt16(bitPattern: vendor), product: UInt16(bitPattern: product))
+            let id = try fd.hidrawIdentity()
+            let identity = USBIdentity(vendor: id.vendor, product: id.product)
             // The name is for people only: a node that will not say it is still usable.
-            var nameBuffer = [CChar](repeating: 0, count: 256)
-            let named = hal_hidraw_name(fd.rawValue, &nameBuffer, nameBuffer.count) >= 0 && nameBuffer[0] != 0
-            return HidrawDeviceInfo(path: path, name: named ? text(of: nameBuffer) : "HID device \(identity)", identity: identity)
+            return HidrawDeviceInfo(path: path, name: fd.hidrawName() ?? "HID device \(identity)", identity: identity)
         }
     }
 
@@ -109,7 +101,3 @@ private func problem(opening path: String, _ error: Errno) -> String {
         : "cannot query \(path): \(error)"
 }
 
-/// A NUL-terminated name an ioctl filled in, as text.
-private func text(of buffer: [CChar]) -> String {
-    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}

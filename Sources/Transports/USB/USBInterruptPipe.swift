@@ -1,6 +1,6 @@
 import CLibUSB
-import Glibc
 import HAL
+import LinuxIO
 import Synchronization
 
 /// One claimed interface of a USB device and its interrupt OUT endpoint: the smallest libusb
@@ -129,7 +129,7 @@ public final class USBInterruptPipe: Sendable {
                 }
                 return
             }
-            if Self.unplugged(rc, nodeExists: { nodeExists }, pause: { usleep(UInt32($0.components.seconds * 1_000_000 + $0.components.attoseconds / 1_000_000_000_000)) }) {
+            if Self.unplugged(rc, nodeExists: { nodeExists }, pause: { CurrentThread.sleep(for: $0) }) {
                 session.gone = true
                 throw .disappeared(name)
             }
@@ -174,7 +174,7 @@ public final class USBInterruptPipe: Sendable {
         let bus = String(bus), address = String(address)
         let path = "/dev/bus/usb/" + String(repeating: "0", count: max(0, 3 - bus.count)) + bus
             + "/" + String(repeating: "0", count: max(0, 3 - address.count)) + address
-        return access(path, F_OK) == 0
+        return FileStatus.exists(path)
     }
 
     private static func release(_ session: inout Session, interface: Int, claimed: Bool) {

@@ -1,5 +1,4 @@
 import Flows
-import Glibc
 import LinuxIO
 
 /// `import --password-file FILE` (hwprobe-cli.md): any readable path (pipes and `/dev/fd/N`

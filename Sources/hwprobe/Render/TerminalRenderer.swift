@@ -1,7 +1,5 @@
 import Flows
-#if canImport(Glibc)
-import Glibc
-#endif
+import LinuxIO
 
 /// Draws flow screens for a person at a terminal, in the theme's colours as 24-bit ANSI.
 ///
@@ -62,13 +60,7 @@ struct TerminalRenderer: Sendable {
 
     /// The width the kernel reports for the terminal on `descriptor`, if it is one.
     static func terminalColumns(descriptor: Int32 = 1) -> Int? {
-        #if canImport(Glibc)
-        var size = winsize()
-        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
-        return Int(size.ws_col)
-        #else
-        return nil
-        #endif
+        FileDescriptor(rawValue: descriptor).windowColumns()
     }
 
     // MARK: Output

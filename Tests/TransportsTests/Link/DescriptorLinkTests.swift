@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LinuxIO
 import Testing
 @testable import Transports
 
@@ -10,10 +11,10 @@ import Testing
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0, &fds) == 0 else {
             throw LinkPeer.SystemCallFailed("socketpair")
         }
-        let link = DescriptorLink(fd: fds[0], description: "test", behaviour: LinkBehaviour(
+        let link = DescriptorLink(fd: FileDescriptor(rawValue: fds[0]), description: "test", behaviour: LinkBehaviour(
             zeroReadIsEndOfFile: true, endOfFile: .closedByPeer("test"),
             readError: { .io("read \($0)") }, writeError: { .io("write \($0)") },
-            send: { fd, bytes, count in Glibc.send(fd, bytes, count, Int32(MSG_NOSIGNAL)) },
+            send: { fd, bytes throws(Errno) in try fd.send(from: bytes) },
             writeStallLimit: stall, receiveBudget: budget))
         return (link, fds[1], stall)
     }

@@ -85,7 +85,7 @@ import Testing
         let message = HCILinkError.unsupportedBaudRate(123_456).description
         #expect(message.hasPrefix("baud rate 123456 has no termios setting on Linux: use one of "))
         for rate in [115_200, 230_400, 460_800, 921_600, 1_000_000, 2_000_000, 3_000_000] {
-            #expect(SerialBaudRate.speed(for: rate) != nil, "\(rate)")
+            #expect(SerialPort.speed(for: rate) != nil, "\(rate)")
             #expect(message.contains(String(rate)))
         }
     }
@@ -99,13 +99,13 @@ import Testing
         let (master, slavePath) = try LinkPeer.pty()
         defer { close(master) }
         // An on-board UART's driver: every rate has a constant, but it answers EINVAL to this one.
-        let refusing = SerialHCIStream.TerminalAttributes(get: { tcgetattr($0, &$1) }, set: { _, _ in
+        let refusing = SerialPort.Attributes(get: { tcgetattr($0, &$1) }, set: { _, _ in
             errno = EINVAL
             return -1
         })
         let before = Self.openDescriptorCount()
         #expect(throws: HCILinkError.baudRateRefused(path: slavePath, baud: 1_000_000)) {
-            _ = try SerialHCIStream.configuredPort(path: slavePath, speed: speed_t(B1000000), baud: 1_000_000, rtscts: true, terminal: refusing)
+            _ = try SerialHCIStream.configuredPort(path: slavePath, baud: 1_000_000, rtscts: true, terminal: refusing)
         }
         #expect(Self.openDescriptorCount() == before, "the refused port was left open")
     }
@@ -114,28 +114,28 @@ import Testing
         let (master, slavePath) = try LinkPeer.pty()
         defer { close(master) }
         // tcsetattr succeeds (something changed), but the speed read back is still 115200.
-        let ignoring = SerialHCIStream.TerminalAttributes(get: { fd, settings in
+        let ignoring = SerialPort.Attributes(get: { fd, settings in
             let result = tcgetattr(fd, &settings)
             _ = cfsetospeed(&settings, speed_t(B115200))
             return result
         }, set: { tcsetattr($0, TCSANOW, &$1) })
         #expect(throws: HCILinkError.baudRateRefused(path: slavePath, baud: 1_000_000)) {
-            _ = try SerialHCIStream.configuredPort(path: slavePath, speed: speed_t(B1000000), baud: 1_000_000, rtscts: true, terminal: ignoring)
+            _ = try SerialHCIStream.configuredPort(path: slavePath, baud: 1_000_000, rtscts: true, terminal: ignoring)
         }
         // The same driver at the rate it keeps is fine.
-        let fd = try SerialHCIStream.configuredPort(path: slavePath, speed: speed_t(B115200), baud: 115_200, rtscts: true, terminal: ignoring)
-        close(fd)
+        let fd = try SerialHCIStream.configuredPort(path: slavePath, baud: 115_200, rtscts: true, terminal: ignoring)
+        fd.close()
     }
 
     @Test func otherSetupErrorsAreNotCalledARateProblem() throws {
         let (master, slavePath) = try LinkPeer.pty()
         defer { close(master) }
-        let failing = SerialHCIStream.TerminalAttributes(get: { tcgetattr($0, &$1) }, set: { _, _ in
+        let failing = SerialPort.Attributes(get: { tcgetattr($0, &$1) }, set: { _, _ in
             errno = EIO
             return -1
         })
         #expect(throws: HCILinkError.io("cannot configure \(slavePath): \(Errno(EIO))")) {
-            _ = try SerialHCIStream.configuredPort(path: slavePath, speed: speed_t(B1000000), baud: 1_000_000, rtscts: true, terminal: failing)
+            _ = try SerialHCIStream.configuredPort(path: slavePath, baud: 1_000_000, rtscts: true, terminal: failing)
         }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import LinuxIO
 import Synchronization
 
@@ -83,7 +82,7 @@ public final class BTSnoopWriter: Sendable {
     /// directory"), else what the private file says.
     private static func reason(_ error: PrivateFileError) -> String {
         switch error {
-        case .missingDirectory: Errno(ENOENT).description
+        case .missingDirectory: Errno.noEntry.description
         case .failed(_, let errno): errno.description
         default: error.description
         }

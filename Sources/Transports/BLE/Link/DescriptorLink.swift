@@ -1,6 +1,5 @@
 import HAL
 import Foundation
-import Glibc
 import LinuxIO
 import Synchronization
 
@@ -16,7 +15,9 @@ struct LinkBehaviour: Sendable {
     var readError: @Sendable (Errno) -> HCILinkError
     var writeError: @Sendable (Errno) -> HCILinkError
     /// write(2), or send(2) with MSG_NOSIGNAL on sockets so a closed peer is an error, not SIGPIPE.
-    var send: @Sendable (Int32, UnsafeRawPointer, Int) -> Int = { fd, bytes, count in Glibc.write(fd, bytes, count) }
+    var send: @Sendable (FileDescriptor, UnsafeRawBufferPointer) throws(Errno) -> Int = { fd, bytes throws(Errno) in
+        try fd.write(from: bytes)
+    }
     /// How long a write may make no progress before it fails instead of hanging.
     var writeStallLimit: Duration = .seconds(5)
     /// Bytes read and not yet taken by the host before the reading thread stops reading.
@@ -34,7 +35,7 @@ final class DescriptorLink: Sendable {
 
     let description: String
     private let behaviour: LinkBehaviour
-    private let descriptor: Mutex<Int32?>
+    private let descriptor: Mutex<FileDescriptor?>
     private let state = Mutex(State())
     /// What the reading thread has read and the consumer not yet taken, at most a budget.
     private let queue: ChunkQueue
@@ -50,7 +51,7 @@ final class DescriptorLink: Sendable {
 
     /// Takes ownership of `fd` (which must be non-blocking) and starts reading at once, so nothing
     /// the device sends before the consumer calls ``incoming()`` is lost.
-    init(fd: Int32, description: String, behaviour: LinkBehaviour) {
+    init(fd: FileDescriptor, description: String, behaviour: LinkBehaviour) {
         self.description = description
         self.behaviour = behaviour
         descriptor = Mutex(fd)
@@ -61,7 +62,7 @@ final class DescriptorLink: Sendable {
     }
 
     /// The open descriptor (nil once closed), so tests can check socket options and termios.
-    var rawDescriptor: Int32? { descriptor.withLock { $0 } }
+    var rawDescriptor: Int32? { descriptor.withLock { $0?.rawValue } }
 
     func incoming() -> AsyncThrowingStream<[UInt8], any Error> {
         let first = state.withLock { state in
@@ -108,29 +109,29 @@ final class DescriptorLink: Sendable {
     /// descriptor either ends the call (returning what was written) or is waited on in poll(2)
     /// until the stall limit. Returns how many bytes were written.
     private func writeLocked(_ bytes: [UInt8], waitWhileFull: Bool) throws(HCILinkError) -> Int {
-        try descriptor.withLock { (fd: inout Int32?) throws(HCILinkError) -> Int in
+        try descriptor.withLock { (fd: inout FileDescriptor?) throws(HCILinkError) -> Int in
             guard let fd else { throw stopReason() ?? .closed(description) }
             var offset = 0
             var lastProgress = ContinuousClock.now
             while offset < bytes.count {
                 if let reason = stopReason() { throw reason }
-                let n = bytes.withUnsafeBytes { raw in
-                    raw.baseAddress.map { behaviour.send(fd, $0 + offset, raw.count - offset) } ?? 0
+                let sent = bytes.withUnsafeBytes { raw in
+                    Result { () throws(Errno) -> Int in try behaviour.send(fd, UnsafeRawBufferPointer(rebasing: raw[offset...])) }
                 }
-                if n > 0 {
+                switch sent {
+                case .success(let n) where n > 0:
                     offset += n
                     lastProgress = .now
                     continue
+                case .success: break
+                case .failure(let error):
+                    guard error == .wouldBlock else { throw behaviour.writeError(error) }
                 }
-                let error = Errno.current
-                if error == .interrupted { continue }
-                guard error == .wouldBlock else { throw behaviour.writeError(error) }
                 guard waitWhileFull else { break }
                 if ContinuousClock.now - lastProgress > behaviour.writeStallLimit {
                     throw .writeStalled(description, seconds: behaviour.writeStallLimit.linkSeconds)
                 }
-                var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = Glibc.poll(&entry, 1, Self.pollMilliseconds)
+                _ = try? fd.poll(for: .writable, timeoutMilliseconds: Self.pollMilliseconds)
             }
             return offset
         }
@@ -177,7 +178,7 @@ final class DescriptorLink: Sendable {
         queue.finish(failure)
     }
 
-    private func readLoop(_ fd: Int32) {
+    private func readLoop(_ fd: FileDescriptor) {
         var buffer = [UInt8](repeating: 0, count: behaviour.readBufferSize)
         var failure: HCILinkError?
         // After a read that brought bytes, read again before polling: while a peer streams, that
@@ -186,41 +187,36 @@ final class DescriptorLink: Sendable {
         while !state.withLock({ $0.closing }) {
             var hungUp = false
             if !streaming {
-                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = Glibc.poll(&entry, 1, Self.pollMilliseconds)
-                if ready == 0 { continue }
-                if ready < 0 {
-                    if errno == EINTR { continue }
-                    failure = .io("\(description): poll failed: \(Errno.current)")
+                let events: FileDescriptor.PollEvents
+                do { events = try fd.poll(for: .readable, timeoutMilliseconds: Self.pollMilliseconds) } catch {
+                    failure = .io("\(description): poll failed: \(error)")
                     break
                 }
-                let events = Int32(entry.revents)
-                if events & Int32(POLLNVAL) != 0 {
+                if events.isEmpty { continue }
+                if events.contains(.invalid) {
                     failure = .io("\(description): descriptor became invalid")
                     break
                 }
-                hungUp = events & Int32(POLLHUP | POLLERR) != 0
+                hungUp = !events.isDisjoint(with: [.hangUp, .error])
             }
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let read = buffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) -> Int in try fd.read(into: raw) } }
+            guard case .success(let count) = read else {
+                if case .failure(let error) = read, error == .wouldBlock { continue }
+                if case .failure(let error) = read { failure = behaviour.readError(error) }
+                break
+            }
             streaming = count > 0
             if count > 0 {
                 // Waits while the consumer is a budget behind: the kernel then pushes back.
                 if !queue.put(Array(buffer[..<count]), stop: { state.withLock { $0.closing } }) { break }
-            } else if count == 0 {
-                if behaviour.zeroReadIsEndOfFile || hungUp {
-                    failure = behaviour.endOfFile
-                    break
-                }
-            } else {
-                let error = Errno.current
-                if error == .interrupted || error == .wouldBlock { continue }
-                failure = behaviour.readError(error)
+            } else if behaviour.zeroReadIsEndOfFile || hungUp {
+                failure = behaviour.endOfFile
                 break
             }
         }
         finish(failure)
         descriptor.withLock { fd in
-            if let open = fd { _ = Glibc.close(open) }
+            fd?.close()
             fd = nil
         }
         let waiters = state.withLock { state in
@@ -242,11 +238,6 @@ enum BlockingOpen {
         return try result.get()
     }
 
-    /// Puts a descriptor into non-blocking mode: the reading thread relies on poll, writers on EAGAIN.
-    static func setNonBlocking(_ fd: Int32) throws(Errno) {
-        let flags = fcntl(fd, F_GETFL)
-        if flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 { throw Errno.current }
-    }
 }
 
 extension Duration {

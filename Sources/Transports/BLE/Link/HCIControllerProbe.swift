@@ -1,4 +1,3 @@
-import CLinuxShims
 import HAL
 import LinuxIO
 
@@ -50,23 +49,12 @@ public enum HCIAccessError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Lists controllers through the kernel's HCI control socket (HCIGETDEVLIST / HCIGETDEVINFO).
 public enum HCIControllerProbe {
     public static func controllers() throws(HCIAccessError) -> [HCIControllerInfo] {
-        let socket: Int32
-        do { socket = try check(hal_hci_control_socket()) } catch { throw .from(error) }
-        let fd = FileDescriptor(rawValue: socket)
-        defer { fd.close() }
-        var ids = [UInt16](repeating: 0, count: 16)
-        let count: Int32
-        do { count = try check(hal_hci_dev_list(socket, &ids, Int32(ids.count))) } catch { throw .from(error) }
-        var found: [HCIControllerInfo] = []
-        for id in ids.prefix(Int(count)) {
-            var info = hal_hci_controller()
-            guard hal_hci_dev_info(socket, id, &info) >= 0 else { continue } // vanished meanwhile
-            let raw = withUnsafeBytes(of: info.bdaddr) { Array($0) }
+        let controllers: [HCISocket.Controller]
+        do { controllers = try HCISocket.controllers() } catch { throw .from(error) }
+        return controllers.map { controller in
+            let raw = controller.addressLittleEndian
             let address = raw.allSatisfy { $0 == 0 } ? nil : BLEAddress(littleEndian: raw, kind: .public)
-            let name = withUnsafeBytes(of: info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            found.append(HCIControllerInfo(index: Int(info.dev_id), name: name, address: address,
-                                           isUp: info.flags & (1 << HAL_HCI_UP_FLAG_BIT) != 0))
+            return HCIControllerInfo(index: controller.index, name: controller.name, address: address, isUp: controller.isUp)
         }
-        return found
     }
 }

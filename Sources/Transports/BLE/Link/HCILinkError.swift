@@ -1,3 +1,4 @@
+import LinuxIO
 /// Why an HCI transport could not be opened or stopped working, worded as what to do about it.
 public enum HCILinkError: Error, Hashable, Sendable, CustomStringConvertible {
     /// TCP: the port is closed (ECONNREFUSED), usually because the virtual controller isn't running.
@@ -53,7 +54,7 @@ public enum HCILinkError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notATTY(let path):
             "\(path) is not a serial port (not a tty)"
         case .unsupportedBaudRate(let baud):
-            "baud rate \(baud) has no termios setting on Linux: use one of \(SerialBaudRate.supported.map(String.init).joined(separator: ", "))"
+            "baud rate \(baud) has no termios setting on Linux: use one of \(SerialPort.supportedRates.map(String.init).joined(separator: ", "))"
         case .baudRateRefused(let path, let baud):
             Self.refusal(path: path, baud: baud)
         case .writeStalled(let device, let seconds):

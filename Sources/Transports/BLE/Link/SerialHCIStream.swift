@@ -1,5 +1,3 @@
-import CLinuxShims
-import Glibc
 import HAL
 import LinuxIO
 
@@ -16,22 +14,22 @@ public final class SerialHCIStream: HCIByteStream {
     /// resynchronisation, so a lost byte at 1 Mbaud breaks the link: boards expect RTS/CTS).
     public static func open(path: String, baud: Int = 1_000_000,
                             rtscts: Bool = true) async throws(HCILinkError) -> SerialHCIStream {
-        guard let speed = SerialBaudRate.speed(for: baud) else { throw .unsupportedBaudRate(baud) }
+        guard SerialPort.speed(for: baud) != nil else { throw .unsupportedBaudRate(baud) }
         return try await BlockingOpen.run { () throws(HCILinkError) in
-            let fd = try configuredPort(path: path, speed: speed, baud: baud, rtscts: rtscts)
+            let fd = try configuredPort(path: path, baud: baud, rtscts: rtscts)
             return SerialHCIStream(fd: fd, path: path, baud: baud, rtscts: rtscts)
         }
     }
 
-    private init(fd: Int32, path: String, baud: Int, rtscts: Bool) {
+    private init(fd: FileDescriptor, path: String, baud: Int, rtscts: Bool) {
         self.path = path
         self.baud = baud
         self.rtscts = rtscts
         let device = "serial port \(path)"
         let name = DeviceURI.uart(path: path, baud: baud, rtscts: rtscts).description
         let gone: @Sendable (Errno) -> HCILinkError = { error in
-            switch error.code {
-            case EIO, ENODEV, ENXIO, ESHUTDOWN: .deviceVanished(device)
+            switch error {
+            case .ioError, .noDevice, .noSuchDeviceOrAddress, .shutDown: .deviceVanished(device)
             default: .io("\(device): \(error)")
             }
         }
@@ -45,73 +43,31 @@ public final class SerialHCIStream: HCIByteStream {
     public func incoming() -> AsyncThrowingStream<[UInt8], any Error> { link.incoming() }
     public func close() async { await link.close() }
 
-    /// TIOCEXCL from <asm-generic/ioctls.h> (0x540C): a second open by another program fails with
-    /// EBUSY instead of both reading half the bytes. Swift cannot import it from glibc's headers here.
-    static let exclusiveModeRequest: UInt = 0x540C
-
-    /// The two termios calls whose answers depend on the port's driver. A pty (what the tests
-    /// have) takes any rate, so tests pass their own to play a driver that refuses one.
-    struct TerminalAttributes: Sendable {
-        /// tcgetattr: 0, or -1 with errno set.
-        var get: @Sendable (Int32, inout termios) -> Int32
-        /// tcsetattr(TCSANOW): 0, or -1 with errno set.
-        var set: @Sendable (Int32, inout termios) -> Int32
-
-        static let system = TerminalAttributes(get: { tcgetattr($0, &$1) }, set: { tcsetattr($0, TCSANOW, &$1) })
-    }
-
-    static func configuredPort(path: String, speed: speed_t, baud: Int, rtscts: Bool,
-                               terminal: TerminalAttributes = .system) throws(HCILinkError) -> Int32 {
-        // O_NOCTTY: a board must never become our controlling terminal; O_NONBLOCK: don't wait for
-        // carrier detect before CLOCAL is set, and let the reading thread rely on poll.
-        let opened = hal_open(path, O_RDWR | O_NOCTTY | O_NONBLOCK)
-        guard opened >= 0 else {
-            switch -opened {
-            case ENOENT, ENXIO, ENODEV: throw .noSuchDevice(path)
-            case EACCES, EPERM: throw .permissionDenied(path)
-            case EBUSY: throw .io("\(path) is in use by another program")
-            case ENOTDIR, EISDIR: throw .notATTY(path)
-            default: throw .io("cannot open \(path): \(Errno(-opened))")
+    /// Opens `path` and sets it up for H4 (see `SerialPort`), in the contract's words when it
+    /// cannot; the port is closed again on any failure. Tests pass their own `terminal` to play
+    /// a driver that refuses or ignores a rate (a pty takes any).
+    static func configuredPort(path: String, baud: Int, rtscts: Bool,
+                               terminal: SerialPort.Attributes = .system) throws(HCILinkError) -> FileDescriptor {
+        let fd: FileDescriptor
+        do { fd = try SerialPort.open(path) } catch {
+            switch error {
+            case .noEntry, .noSuchDeviceOrAddress, .noDevice: throw .noSuchDevice(path)
+            case .accessDenied, .notPermitted: throw .permissionDenied(path)
+            case .busy: throw .io("\(path) is in use by another program")
+            case .notADirectory, .isADirectory: throw .notATTY(path)
+            default: throw .io("cannot open \(path): \(error)")
             }
         }
-        let fd = opened
-        do {
-            try configure(fd, path: path, speed: speed, baud: baud, rtscts: rtscts, terminal: terminal)
-        } catch {
-            _ = Glibc.close(fd)
-            throw error
+        do { try SerialPort.configure(fd, baud: baud, rtscts: rtscts, attributes: terminal) } catch {
+            fd.close()
+            switch error {
+            case .notATerminal: throw .notATTY(path)
+            case .cannotRead(let errno): throw .io("cannot read the settings of \(path): \(errno)")
+            case .unsupportedRate: throw .unsupportedBaudRate(baud)
+            case .rateRefused: throw .baudRateRefused(path: path, baud: baud)
+            case .cannotApply(let errno): throw .io("cannot configure \(path): \(errno)")
+            }
         }
         return fd
-    }
-
-    private static func configure(_ fd: Int32, path: String, speed: speed_t, baud: Int, rtscts: Bool,
-                                  terminal: TerminalAttributes) throws(HCILinkError) {
-        var options = termios()
-        guard terminal.get(fd, &options) == 0 else {
-            if errno == ENOTTY || errno == EINVAL { throw .notATTY(path) }
-            throw .io("cannot read the settings of \(path): \(Errno.current)")
-        }
-        _ = hal_ioctl(fd, exclusiveModeRequest, nil) // best effort: root bypasses it anyway
-        cfmakeraw(&options)
-        options.c_cflag &= ~tcflag_t(CSIZE | PARENB | CSTOPB)
-        options.c_cflag &= ~tcflag_t(CRTSCTS)
-        options.c_cflag |= tcflag_t(CS8 | CLOCAL | CREAD)
-        if rtscts { options.c_cflag |= tcflag_t(CRTSCTS) }
-        options.c_iflag &= ~tcflag_t(IXON | IXOFF | IXANY) // software flow control would eat 0x11/0x13
-        withUnsafeMutableBytes(of: &options.c_cc) { cc in
-            cc[Int(VMIN)] = 0
-            cc[Int(VTIME)] = 0
-        }
-        // cfset*speed only check that `speed` is a B* constant, which SerialBaudRate already did.
-        guard cfsetispeed(&options, speed) == 0, cfsetospeed(&options, speed) == 0 else { throw .unsupportedBaudRate(baud) }
-        // From here on a refusal is the driver's: the rate has a constant, the hardware won't do it.
-        guard terminal.set(fd, &options) == 0 else {
-            if errno == EINVAL { throw .baudRateRefused(path: path, baud: baud) }
-            throw .io("cannot configure \(path): \(Errno.current)")
-        }
-        // tcsetattr succeeds if *any* change took; read back to catch a driver that ignored the rate.
-        var applied = termios()
-        if terminal.get(fd, &applied) == 0, cfgetospeed(&applied) != speed { throw .baudRateRefused(path: path, baud: baud) }
-        _ = tcflush(fd, TCIOFLUSH) // stale bytes from before we opened would desynchronise H4
     }
 }
