@@ -93,6 +93,8 @@ let package = Package(
         .executableTarget(name: "decode-bench", dependencies: ["HAL", "Capture", "Flows", "MediaSupport", "CZBarReference"],
                           path: "Benchmarks/DecodeBench"),
         .testTarget(name: "HALTests", dependencies: ["HAL", "TestKit"], path: "Tests/HALTests"),
+        // LinuxIO's own tests, against real descriptors, ptys, signals and temporary trees (not through Transports).
+        .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "TestKit"], path: "Tests/LinuxIOTests"),
         // Starts and talks to the bumble peers (Tests/Peers) for the real-path tests of several targets.
         .target(name: "PeerSupport", dependencies: ["HAL", "Transports"], path: "Tests/PeerSupport"),
         // QR pictures made by Debian's qrencode CLI, and the blur, noise and perspective that spoil
