@@ -1,4 +1,3 @@
-import Dispatch
 import HAL
 import Synchronization
 
@@ -28,9 +27,9 @@ public final class DecodingPipeline: CodeSource {
     public let camera: any CameraSource
     public let decoder: any CodeDecoder
     private let clock: any Clock<Duration>
-    private let queue: DispatchQueue
+    private let queue: BlockingWork.Queue
     /// The second lane of a `TwoLaneDecoder` (zbar's turn in the default arrangement).
-    private let secondQueue: DispatchQueue
+    private let secondQueue: BlockingWork.Queue
     private let secondLane = Mutex<(busy: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
     private let statistics = Mutex(Stats())
     private let glimpse = Mutex<PipelineGlimpse?>(nil)
@@ -90,8 +89,8 @@ public final class DecodingPipeline: CodeSource {
         self.camera = camera
         self.decoder = decoder
         self.clock = clock
-        queue = DispatchQueue(label: "capture.decode.\(decoder.name)", qos: .userInitiated)
-        secondQueue = DispatchQueue(label: "capture.decode.\(decoder.name).second", qos: .utility)
+        queue = BlockingWork.Queue(label: "capture.decode.\(decoder.name)", priority: .interactive)
+        secondQueue = BlockingWork.Queue(label: "capture.decode.\(decoder.name).second", priority: .background)
     }
 
     public var description: String { "\(camera.info.uri) (\(decoder.name))" }
@@ -146,15 +145,12 @@ public final class DecodingPipeline: CodeSource {
 
     private func decodeOnQueue(_ frame: GrayFrame) async -> FirstAnswer {
         let decoder = decoder
-        return await withCheckedContinuation { (result: CheckedContinuation<FirstAnswer, Never>) in
-            queue.async {
-                if let laned = decoder as? any TwoLaneDecoder {
-                    let answer = laned.decodeFirst(frame)
-                    result.resume(returning: (answer.symbols, answer.second, answer.sighting))
-                } else {
-                    result.resume(returning: (decoder.decode(frame), nil, nil))
-                }
+        return await queue.run { () -> FirstAnswer in
+            if let laned = decoder as? any TwoLaneDecoder {
+                let answer = laned.decodeFirst(frame)
+                return (answer.symbols, answer.second, answer.sighting)
             }
+            return (decoder.decode(frame), nil, nil)
         }
     }
 
@@ -196,7 +192,7 @@ public final class DecodingPipeline: CodeSource {
                                                into continuation: AsyncThrowingStream<DecodedFrame, any Error>.Continuation) async {
         await takeSecondLane()
         let (sequence, timestamp) = (frame.sequence, frame.timestamp)
-        secondQueue.async { [self] in
+        secondQueue.submit { [self] in
             let more = work()
             let latency = arrived.duration(to: clock.now)
             statistics.withLock { s in

@@ -95,7 +95,7 @@ public final class V4L2Camera: CameraSource {
         continuation.onTermination = { _ in session.stopFlag.store(true, ordering: .relaxed) }
         running.withLock { $0 = session }
         let timeout = frameTimeout
-        Thread.detachNewThread { session.run(into: continuation, timeout: timeout) }
+        BlockingWork.start("v4l2 capture") { session.run(into: continuation, timeout: timeout) }
         return stream
     }
 

@@ -237,7 +237,7 @@ public final class BackupDecryptFlow: Sendable {
         let deriver = deriver
         // A thread rather than a task: the deriver blocks for its whole run and would otherwise
         // hold one of the few threads every task in the process shares.
-        let thread = Thread { [self] in
+        BlockingWork.start("backup key derivation") { [self] in
             let result: Result<SecretBytes, VB1ContainerError>
             do throws(VB1ContainerError) {
                 var key = try container.deriveKey(password: password, deriver: deriver)
@@ -251,8 +251,6 @@ public final class BackupDecryptFlow: Sendable {
             password.wipe()
             derivationReturned(attempt: attempt, result: result)
         }
-        thread.name = "backup key derivation"
-        thread.start()
     }
 
     private func derivationReturned(attempt: Int, result: Result<SecretBytes, VB1ContainerError>) {

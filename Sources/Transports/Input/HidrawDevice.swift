@@ -24,7 +24,7 @@ public final class HidrawDevice: Sendable {
 
     private let descriptor: Mutex<FileDescriptor?>
     private let gone = Atomic<Bool>(false)
-    private let queue: DeviceQueue
+    private let queue: BlockingWork.Queue
 
     private init(path: String, fd: FileDescriptor, identity: USBIdentity, bus: HIDBus, reportDescriptor: [UInt8]) {
         self.path = path
@@ -32,7 +32,7 @@ public final class HidrawDevice: Sendable {
         self.bus = bus
         self.reportDescriptor = reportDescriptor
         descriptor = Mutex(fd)
-        queue = DeviceQueue(label: "hidraw \(path)")
+        queue = BlockingWork.Queue(label: "hidraw \(path)")
     }
 
     deinit { close() }

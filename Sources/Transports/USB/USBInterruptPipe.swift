@@ -54,7 +54,7 @@ public final class USBInterruptPipe: Sendable {
     }
 
     private let session: Mutex<Session>
-    private let queue: DeviceQueue
+    private let queue: BlockingWork.Queue
 
     private init(identity: USBIdentity, bus: Int, address: Int, endpoint: UInt8, interfaceClass: InterfaceClass,
                  options: Options, session: sending Session) {
@@ -65,7 +65,7 @@ public final class USBInterruptPipe: Sendable {
         self.interfaceClass = interfaceClass
         self.options = options
         self.session = Mutex(session)
-        queue = DeviceQueue(label: "usb \(identity)@\(bus).\(address)")
+        queue = BlockingWork.Queue(label: "usb \(identity)@\(bus).\(address)")
     }
 
     deinit { close() }

@@ -130,7 +130,7 @@ protocol HotplugSource: Sendable {
 /// The kernel's uevents, read on a thread of their own so a wait never holds a pool thread.
 final class KernelHotplug: HotplugSource {
     private let socket: UEventSocket
-    private let queue = DispatchQueue(label: "hwprobe.hotplug")
+    private let queue = BlockingWork.Queue(label: "hwprobe.hotplug")
 
     init() throws(Errno) { socket = try UEventSocket() }
 
@@ -138,8 +138,6 @@ final class KernelHotplug: HotplugSource {
         guard !Task.isCancelled else { return nil }
         let milliseconds = Int32(clamping: limit.milliseconds)
         let socket = socket
-        return await withCheckedContinuation { (done: CheckedContinuation<UEvent?, Never>) in
-            queue.async { done.resume(returning: (try? socket.next(timeoutMilliseconds: milliseconds)) ?? nil) }
-        }
+        return await queue.run { (try? socket.next(timeoutMilliseconds: milliseconds)) ?? nil }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HAL
 import LinuxIO
 import Synchronization
 
@@ -46,7 +47,7 @@ final class SignalHandling: Sendable {
         guard first else { return }
         guard let signals = try? SignalPipe(routing: Self.routed) else { return }
         pipe.withLock { $0 = signals }
-        let thread = Thread { [self] in
+        BlockingWork.start("hwprobe signals") { [self] in
             // This thread stops the process for Ctrl-Z with raise(), which must reach it.
             SignalPipe.unblock([SIGTSTP])
             while true {
@@ -54,8 +55,6 @@ final class SignalHandling: Sendable {
                 handle(signal)
             }
         }
-        thread.name = "hwprobe signals"
-        thread.start()
     }
 
     /// A new command begins: no interrupt has arrived for it yet, and nothing is registered.

@@ -1,5 +1,6 @@
 import Flows
 import Foundation
+import HAL
 import LinuxIO
 import Synchronization
 
@@ -137,7 +138,7 @@ final class TerminalSession: Sendable {
     /// stops when the session ends (checked at least every 50 ms) or when the terminal hangs up.
     private func startReader() {
         let generation = state.withLock { $0.readerGeneration }
-        let thread = Thread { [self] in
+        BlockingWork.start("hwprobe keys") { [self] in
             var decoder = KeyDecoder()
             var buffer = [UInt8](repeating: 0, count: 256)
             let input = FileDescriptor.standardInput
@@ -157,8 +158,6 @@ final class TerminalSession: Sendable {
                 Secrets.wipe(&buffer)
             }
         }
-        thread.name = "hwprobe keys"
-        thread.start()
     }
 
     private func deliver(_ keys: [Key]) {

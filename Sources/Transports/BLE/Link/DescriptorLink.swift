@@ -56,9 +56,7 @@ final class DescriptorLink: Sendable {
         self.behaviour = behaviour
         descriptor = Mutex(fd)
         queue = ChunkQueue(budget: behaviour.receiveBudget)
-        let thread = Thread { [self] in readLoop(fd) }
-        thread.name = "hci-read \(description)"
-        thread.start()
+        BlockingWork.start("hci-read \(description)") { [self] in readLoop(fd) }
     }
 
     /// The open descriptor (nil once closed), so tests can check socket options and termios.
@@ -90,7 +88,7 @@ final class DescriptorLink: Sendable {
         let written = try writeAvailable(bytes)
         guard written < bytes.count else { return }
         let rest = Array(bytes[written...])
-        try await BlockingOpen.run { [self] () throws(HCILinkError) in try self.write(rest) }
+        try await BlockingWork.run("hci-write") { [self] () throws(HCILinkError) in try self.write(rest) }
     }
 
     /// Writes what the descriptor accepts without waiting; returns how many bytes that was.
@@ -226,18 +224,6 @@ final class DescriptorLink: Sendable {
         }
         for waiter in waiters { waiter.resume() }
     }
-}
-
-/// Runs a blocking open (getaddrinfo, connect, a slow tty driver) on its own thread so it never
-/// occupies one of the few threads of Swift's cooperative pool.
-enum BlockingOpen {
-    static func run<T: Sendable>(_ body: @escaping @Sendable () throws(HCILinkError) -> T) async throws(HCILinkError) -> T {
-        let result: Result<T, HCILinkError> = await withCheckedContinuation { done in
-            Thread { done.resume(returning: Result { () throws(HCILinkError) -> T in try body() }) }.start()
-        }
-        return try result.get()
-    }
-
 }
 
 extension Duration {

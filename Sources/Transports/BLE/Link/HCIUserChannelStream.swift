@@ -15,7 +15,7 @@ public final class HCIUserChannelStream: HCIByteStream {
     public var description: String { link.description }
 
     public static func open(controller: Int) async throws(HCILinkError) -> HCIUserChannelStream {
-        try await BlockingOpen.run { () throws(HCILinkError) in
+        try await BlockingWork.run("hci-open-user") { () throws(HCILinkError) in
             let fd = try boundSocket(controller: controller)
             return HCIUserChannelStream(fd: fd, controller: controller)
         }

@@ -15,7 +15,7 @@ public final class SerialHCIStream: HCIByteStream {
     public static func open(path: String, baud: Int = 1_000_000,
                             rtscts: Bool = true) async throws(HCILinkError) -> SerialHCIStream {
         guard SerialPort.speed(for: baud) != nil else { throw .unsupportedBaudRate(baud) }
-        return try await BlockingOpen.run { () throws(HCILinkError) in
+        return try await BlockingWork.run("hci-open-uart") { () throws(HCILinkError) in
             let fd = try configuredPort(path: path, baud: baud, rtscts: rtscts)
             return SerialHCIStream(fd: fd, path: path, baud: baud, rtscts: rtscts)
         }

@@ -13,7 +13,7 @@ public final class TCPHCIStream: HCIByteStream {
     /// and turns Nagle off: HCI packets are small and latency-bound.
     public static func connect(host: String, port: UInt16,
                                timeout: Duration = .seconds(5)) async throws(HCILinkError) -> TCPHCIStream {
-        try await BlockingOpen.run { () throws(HCILinkError) in
+        try await BlockingWork.run("hci-connect-tcp") { () throws(HCILinkError) in
             let fd = try connectedSocket(host: host, port: port, timeout: timeout)
             return TCPHCIStream(fd: fd, host: host, port: port)
         }
