@@ -35,6 +35,7 @@ let package = Package(
         // path (so the sanitizers never touch the normal build), and a package sees only
         // another package's products.
         .library(name: "Transports", targets: ["Transports"]),
+        .library(name: "BLEProtocol", targets: ["BLEProtocol"]),
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "Flows", targets: ["Flows"]),
         // The in-process LE controller and its GATT peripherals: `--hci sim:`, the host tests, and
@@ -59,17 +60,22 @@ let package = Package(
         // calls libc I/O (scripts/check-libc-io), so device code reads as intent rather than as C.
         .target(name: "LinuxIO", dependencies: ["CLinuxShims", "CV4L2"], path: "Sources/LinuxIO"),
         .target(name: "HAL", path: "Sources/HAL"),
-        .target(name: "Transports", dependencies: ["HAL", "LinuxIO", "CLinuxShims", "CBlueZ", "CLibUSB"],
+        // The BLE host's pure half: the H4, HCI, ACL, L2CAP, ATT and advertising codecs and the
+        // sans-IO state (credits, ACL scheduling, ATT transactions), values fed bytes with no I/O,
+        // so the virtual controller and the fuzz targets use them without any descriptor code.
+        .target(name: "BLEProtocol", dependencies: ["HAL"], path: "Sources/BLEProtocol"),
+        .target(name: "Transports", dependencies: ["HAL", "BLEProtocol", "LinuxIO", "CLinuxShims", "CBlueZ", "CLibUSB"],
                 path: "Sources/Transports"),
         .target(name: "Capture", dependencies: ["HAL", "LinuxIO", "CLinuxShims", "CV4L2", "CZBar", "CZXingBridge"],
                 path: "Sources/Capture"),
         .target(name: "Flows", dependencies: ["HAL", "CCrypto"], path: "Sources/Flows"),
         // Speaks HCI to our host as a controller does, with the simulated bench's mirror and scale
-        // as GATT peripherals; uses Transports only for the packet codecs.
-        .target(name: "VirtualController", dependencies: ["HAL", "Transports"], path: "Sources/VirtualController"),
+        // as GATT peripherals; BLEProtocol's codecs on the wire, Transports for the byte-stream
+        // interface it offers the host and the host a cassette replays into.
+        .target(name: "VirtualController", dependencies: ["HAL", "BLEProtocol", "Transports"], path: "Sources/VirtualController"),
         .executableTarget(
             name: "hwprobe",
-            dependencies: ["HAL", "LinuxIO", "Transports", "Capture", "Flows", "VirtualController"] + driverTargets.map { .target(name: $0.name) },
+            dependencies: ["HAL", "LinuxIO", "BLEProtocol", "Transports", "Capture", "Flows", "VirtualController"] + driverTargets.map { .target(name: $0.name) },
             path: "Sources/hwprobe",
             plugins: [.plugin(name: "GitCommit")]),
         // Writes the git commit hwprobe was built from into the build directory (hwprobe --version);
@@ -81,7 +87,7 @@ let package = Package(
                           path: "Tests/Soak"),
         .executableTarget(name: "ble-bench", dependencies: ["HAL", "Transports", "PeerSupport"], path: "Benchmarks/BLEBench"),
         // Our host over the virtual controller, where no peer is the bottleneck (notifications/s, CPU each).
-        .executableTarget(name: "vc-bench", dependencies: ["HAL", "Transports", "VirtualController"], path: "Benchmarks/VirtualControllerBench"),
+        .executableTarget(name: "vc-bench", dependencies: ["HAL", "BLEProtocol", "Transports", "VirtualController"], path: "Benchmarks/VirtualControllerBench"),
         // Test helper, not shipped: opens a pad URI with the real drivers and plays cues on a fast
         // clock, for the umockdev tests in PluginsTests (which run it under umockdev-run).
         .executableTarget(name: "pad-probe", dependencies: ["HAL", "Xbox360Pad", "DualShock4"], path: "Tests/PadProbe"),
@@ -104,10 +110,10 @@ let package = Package(
         .target(name: "DeviceSupport", path: "Tests/DeviceSupport"),
         // Seeded random numbers and `eventually`, shared by every test target (issue 20).
         .target(name: "TestKit", dependencies: ["HAL"], path: "Tests/TestKit"),
-        .testTarget(name: "TransportsTests", dependencies: ["Transports", "HAL", "LinuxIO", "PeerSupport", "TestKit"], path: "Tests/TransportsTests",
+        .testTarget(name: "TransportsTests", dependencies: ["Transports", "BLEProtocol", "HAL", "LinuxIO", "PeerSupport", "TestKit"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
         .testTarget(name: "VirtualControllerTests",
-                    dependencies: ["VirtualController", "Transports", "HAL", "Flows", "MirrorV1", "StandardScale", "SerialTestSupport", "TestKit"],
+                    dependencies: ["VirtualController", "BLEProtocol", "Transports", "HAL", "Flows", "MirrorV1", "StandardScale", "SerialTestSupport", "TestKit"],
                     path: "Tests/VirtualControllerTests"),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport", "TestKit"], path: "Tests/CaptureTests"),
         // One serial executor for every test that must know when the code under test has settled.
@@ -117,6 +123,6 @@ let package = Package(
         .testTarget(name: "PluginsTests", dependencies: ["HAL", "Transports", "DeviceSupport", "TestKit"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),
         .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport", "MediaSupport", "DeviceSupport",
-                                                      "VirtualController", "SerialTestSupport"], path: "Tests/hwprobeTests"),
+                                                      "VirtualController", "SerialTestSupport", "MirrorV1"], path: "Tests/hwprobeTests"),
     ] + driverTargets
 )

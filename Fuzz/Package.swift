@@ -16,6 +16,7 @@ func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 }
 
 let transports: Target.Dependency = .product(name: "Transports", package: mainPackage)
+let bleProtocol: Target.Dependency = .product(name: "BLEProtocol", package: mainPackage)
 let hal: Target.Dependency = .product(name: "HAL", package: mainPackage)
 func product(_ name: String) -> Target.Dependency { .product(name: name, package: mainPackage) }
 
@@ -26,22 +27,22 @@ let package = Package(
         .target(name: "CFuzzerDriver", path: "Sources/CFuzzerDriver"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzerDriver", hal], path: "Sources/FuzzSupport"),
         // Bluetooth: from the controller's byte stream up to GATT.
-        fuzzTarget("h4", [transports]),
-        fuzzTarget("hci-event", [transports]),
-        fuzzTarget("advertising", [transports, hal, product("StandardScale"), product("MiScale"), product("MirrorV1")]),
-        fuzzTarget("acl-l2cap", [transports]),
-        fuzzTarget("att", [transports]),
-        fuzzTarget("gatt", [transports, hal]),
+        fuzzTarget("h4", [transports, bleProtocol]),
+        fuzzTarget("hci-event", [transports, bleProtocol]),
+        fuzzTarget("advertising", [transports, bleProtocol, hal, product("StandardScale"), product("MiScale"), product("MirrorV1")]),
+        fuzzTarget("acl-l2cap", [transports, bleProtocol]),
+        fuzzTarget("att", [transports, bleProtocol]),
+        fuzzTarget("gatt", [transports, bleProtocol, hal]),
         // The host core as a state machine: credits, ACL scheduling, ATT transactions, cancellation.
-        fuzzTarget("host", [transports, hal]),
+        fuzzTarget("host", [transports, bleProtocol, hal]),
         // USB: the string descriptors a device sends.
-        fuzzTarget("usb", [transports]),
+        fuzzTarget("usb", [transports, bleProtocol]),
         // What the scale and mirror drivers read from characteristics and advertisements.
         fuzzTarget("standard-scale", [product("StandardScale")]),
         fuzzTarget("mirror", [product("MirrorV1")]),
         fuzzTarget("mi-scale", [hal, product("MiScale")]),
         // The vendor families' frames and conversations (issue 18).
-        fuzzTarget("vendor-scales", [hal, transports, product("QNScale"), product("IcomonScale"), product("OneByoneScale"),
+        fuzzTarget("vendor-scales", [hal, transports, bleProtocol, product("QNScale"), product("IcomonScale"), product("OneByoneScale"),
                                      product("YunmaiScale"), product("BeurerSanitasScale")]),
         // VB1 backups: code texts and containers (no key derivation).
         fuzzTarget("vb1-code", [product("Flows")]),
@@ -53,9 +54,9 @@ let package = Package(
         fuzzTarget("code-regions", [product("Capture")]),
         fuzzTarget("qr-decode", [product("Capture")]),
         // btsnoop captures read back (tests and tooling).
-        fuzzTarget("btsnoop", [transports]),
+        fuzzTarget("btsnoop", [transports, bleProtocol]),
         // Cassettes (--record / replay:): the text reader, and the writer it must agree with.
-        fuzzTarget("cassette", [transports]),
+        fuzzTarget("cassette", [transports, bleProtocol]),
         fuzzTarget("v4l2", [product("Capture")]),
         // What a driver says about a dequeued buffer (plane count, bytes used, data offset).
         fuzzTarget("v4l2-dequeue", [product("Capture")]),

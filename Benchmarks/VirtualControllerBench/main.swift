@@ -7,6 +7,7 @@
 //
 //   swift build -c release --product vc-bench && .build/release/vc-bench [--count N] [--size S] [--rounds R]
 
+import BLEProtocol
 import Foundation
 import Glibc
 import HAL

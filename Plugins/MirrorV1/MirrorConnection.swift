@@ -89,13 +89,13 @@ final class MirrorConnection: ScaleConnection {
     func send(_ command: MirrorCommand) async throws(ScaleError) {
         let (uuid, value) = MirrorValues.write(command)
         guard let characteristic = characteristics[uuid] else { throw .unsupported(command.name) }
-        do { try await link.gatt.write(characteristic.valueHandle, value) } catch { throw error.scaleError(for: command) }
+        do { try await link.gatt.write(characteristic.valueHandle, value) } catch { throw error.scaleError(for: command, refusal: MirrorValues.refusal) }
     }
 
     func readResult() async throws(ScaleError) -> ScanResult {
         guard let characteristic = characteristics[MirrorValues.result] else { throw .unsupported("result") }
         let bytes: [UInt8]
-        do { bytes = try await link.gatt.read(characteristic.valueHandle) } catch { throw error.scaleError(for: .startScan) }
+        do { bytes = try await link.gatt.read(characteristic.valueHandle) } catch { throw error.scaleError(for: .startScan, refusal: MirrorValues.refusal) }
         guard let result = MirrorValues.result(bytes) else { throw .protocolViolation("result of \(bytes.count) bytes") }
         return result
     }

@@ -16,6 +16,17 @@ import HAL
     static let control = characteristic(0x08)
     static let result = characteristic(0x09)
 
+    /// The profile's ATT application errors (mirror-gatt-v1.md): 0x80 not aligned,
+    /// 0x81 not initialised, 0x82 not ready; any other code is passed on as it came.
+    static func refusal(attCode: UInt8) -> ScaleError.Refusal {
+        switch attCode {
+        case 0x80: .notAligned
+        case 0x81: .notInitialized
+        case 0x82: .notReady
+        default: .attError(attCode)
+        }
+    }
+
     static func u16(_ bytes: [UInt8], _ at: Int) -> UInt16 { UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8 }
     static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
         UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24

@@ -17,32 +17,39 @@ import Testing
             (0x2800, "Primary Service"), (0x2803, "Characteristic"),
         ]
         for (uuid, name) in expected {
-            #expect(BluetoothNames.name(of: BluetoothUUID(uuid)) == name, "\(BluetoothUUID(uuid))")
-            #expect(BluetoothNames.qualifiedName(of: BluetoothUUID(uuid)) == name, "the SIG's names stand alone")
+            #expect(BluetoothNames.standard.name(of: BluetoothUUID(uuid)) == name, "\(BluetoothUUID(uuid))")
+            #expect(BluetoothNames.standard.qualifiedName(of: BluetoothUUID(uuid)) == name, "the SIG's names stand alone")
         }
     }
 
     @Test func aSixteenBitUUIDSpelledInFullHasTheSameName() throws {
         let full = try #require(BluetoothUUID(string: "00002A9D-0000-1000-8000-00805F9B34FB"))
-        #expect(BluetoothNames.name(of: full) == "Weight Measurement")
+        #expect(BluetoothNames.standard.name(of: full) == "Weight Measurement")
     }
 
-    @Test func theMirrorProfileNamesAsItsSpecTableDoes() {
-        let names = (0x02...0x09).map { BluetoothNames.name(of: MirrorGATT.uuid(UInt8($0))) }
-        #expect(names == ["deviceInfo", "init", "scanToken", "scanState", "scale", "alignment", "control", "result"])
-        #expect(BluetoothNames.name(of: MirrorGATT.service) == "Body-scan Mirror")
-        #expect(BluetoothNames.qualifiedName(of: MirrorGATT.uuid(0x05)) == "mirror scanState", "a bare scanState says nothing of whose it is")
-        #expect(BluetoothNames.qualifiedName(of: MirrorGATT.service) == "Body-scan Mirror")
-        #expect(BluetoothNames.entry(for: MirrorGATT.uuid(0x08))?.profile == "mirror")
+    @Test func aProfilesNamesCarryTheProfileUnlessTheyStandAlone() throws {
+        let service = try #require(BluetoothUUID(string: "A5C30001-6B1E-4F2A-9D3C-2B7E5F10C4A9"))
+        let value = try #require(BluetoothUUID(string: "A5C30002-6B1E-4F2A-9D3C-2B7E5F10C4A9"))
+        let names = BluetoothNames(profiles: [
+            .init(uuid: service, name: "Test Service", profile: "test", standsAlone: true),
+            .init(uuid: value, name: "level", profile: "test"),
+            .init(uuid: BluetoothUUID(0x2A19), name: "not the SIG's", profile: "test"),
+        ])
+        #expect(names.name(of: value) == "level")
+        #expect(names.qualifiedName(of: value) == "test level", "a bare name says nothing of whose it is")
+        #expect(names.qualifiedName(of: service) == "Test Service")
+        #expect(names.entry(for: value)?.profile == "test")
+        #expect(names.name(of: BluetoothUUID(0x2A19)) == "Battery Level", "the SIG's name is listed first and kept")
+        #expect(BluetoothNames.standard.name(of: value) == nil, "HAL's own table knows no profile")
     }
 
     @Test func eachUUIDIsNamedOnceAndNothingElseIsNamed() throws {
-        let uuids = BluetoothNames.all.map(\.uuid)
+        let uuids = BluetoothNames.standard.all.map(\.uuid)
         #expect(Set(uuids).count == uuids.count, "a UUID listed twice would have two names")
-        #expect(BluetoothNames.all.allSatisfy { !$0.name.isEmpty && $0.name == $0.name.trimmingCharacters(in: .whitespaces) })
-        // The SIG's own entries are all 16-bit assigned numbers; the rest are our profile's.
-        #expect(BluetoothNames.all.filter { $0.profile == nil }.allSatisfy { $0.uuid.shortValue != nil })
-        #expect(BluetoothNames.name(of: try #require(BluetoothUUID(string: "A5C30002-6B1E-4F2A-9D3C-2B7E5F10C4A9"))) == nil)
-        #expect(BluetoothNames.name(of: BluetoothUUID(0x2A0B)) == nil, "0x2A0B is not assigned")
+        #expect(BluetoothNames.standard.all.allSatisfy { !$0.name.isEmpty && $0.name == $0.name.trimmingCharacters(in: .whitespaces) })
+        // The SIG's own entries are all 16-bit assigned numbers.
+        #expect(BluetoothNames.standard.all.filter { $0.profile == nil }.allSatisfy { $0.uuid.shortValue != nil })
+        #expect(BluetoothNames.standard.name(of: try #require(BluetoothUUID(string: "A5C30002-6B1E-4F2A-9D3C-2B7E5F10C4A9"))) == nil)
+        #expect(BluetoothNames.standard.name(of: BluetoothUUID(0x2A0B)) == nil, "0x2A0B is not assigned")
     }
 }

@@ -81,11 +81,3 @@ import Testing
         #expect(ad.allServiceUUIDs == [BluetoothUUID(0x181B), BluetoothUUID(0x181D)])
     }
 }
-
-@Suite struct MirrorGATTTests {
-    @Test func uuidsAreTheProfilesOwn() {
-        #expect(MirrorGATT.service.description == "7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00")
-        #expect(MirrorGATT.uuid(0x05) == BluetoothUUID(string: "7B9E0005-3C2A-4F1B-9E6D-5A4C3B2A1F00"))
-        #expect(BluetoothUUID(high: 0x0000_181D_0000_1000, low: 0x8000_0080_5F9B_34FB) == BluetoothUUID(0x181D))
-    }
-}

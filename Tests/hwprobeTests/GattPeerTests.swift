@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import Transports
 @testable import hwprobe
+import MirrorV1
 
 /// `hwprobe gatt` reading, writing and subscribing against bumble peers, through our own host
 /// stack: the generic profile (values, writes it logs, notifications and indications on command)

@@ -3,6 +3,7 @@ import HAL
 import Testing
 @testable import Transports
 @testable import hwprobe
+import MirrorV1
 
 /// `gatt`'s IDs, values, limits and checks, without a device: everything here is decided before a
 /// controller opens or before the first read.

@@ -2,6 +2,7 @@ import HAL
 import Testing
 import Transports
 @testable import hwprobe
+import MirrorV1
 
 /// How `-v` words the host stack's events.
 @Suite struct HostEventLogTests {

@@ -1,3 +1,4 @@
+import BLEProtocol
 import FuzzSupport
 import HAL
 import MiScale

@@ -1,6 +1,7 @@
 /// Names for the UUIDs a person at the bench meets: the Bluetooth SIG's assigned numbers for the
 /// services, characteristics, descriptors and declarations that matter to this project (and the
-/// common ones around them), and our own mirror profile's (mirror-gatt-v1.md).
+/// common ones around them), plus whatever a profile of our own adds (the mirror plugin's
+/// `MirrorGATT.names`: HAL knows no profile's UUIDs).
 ///
 /// One table for everything that words a UUID (`gatt`'s dump and JSON, `-v`), so the same UUID is
 /// never called two things. The SIG's names are facts, copied from the Bluetooth SIG's
@@ -9,38 +10,50 @@
 /// SIG's public repository). Two spellings differ from the document on purpose: `1800` and `1801`
 /// are listed there as "GAP" and "GATT"; they are called by the names of their services,
 /// Generic Access and Generic Attribute, as the Core Specification and every GATT browser do.
-public enum BluetoothNames {
+public struct BluetoothNames: Sendable {
     /// One named UUID. `profile` says whose name it is when it is not the SIG's (`mirror`).
     public struct Entry: Sendable, Hashable {
         public var uuid: BluetoothUUID
         public var name: String
         public var profile: String?
+        /// Whether the name says whose it is by itself (a profile's service, `Body-scan Mirror`),
+        /// so ``BluetoothNames/qualifiedName(of:)`` does not prefix the profile.
+        public var standsAlone: Bool
+
+        public init(uuid: BluetoothUUID, name: String, profile: String? = nil, standsAlone: Bool = false) {
+            self.uuid = uuid
+            self.name = name
+            self.profile = profile
+            self.standsAlone = standsAlone
+        }
     }
 
+    /// Every entry, SIG ones first in UUID order, then the profiles' as given.
+    public let all: [Entry]
+    private let byUUID: [BluetoothUUID: Entry]
+
+    /// The SIG's names and `profiles`' (a UUID listed twice keeps its first name).
+    public init(profiles: [Entry] = []) {
+        all = Self.sig.map { Entry(uuid: BluetoothUUID($0.0), name: $0.1, standsAlone: true) } + profiles
+        byUUID = Dictionary(all.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The SIG's names alone.
+    public static let standard = BluetoothNames()
+
     /// The name alone: `Battery Level`, `Weight Scale`, `scanState` (as its profile spells it).
-    public static func name(of uuid: BluetoothUUID) -> String? { byUUID[uuid]?.name }
+    public func name(of uuid: BluetoothUUID) -> String? { byUUID[uuid]?.name }
 
     /// The name where the UUID says nothing of where it comes from: our profiles' names carry the
     /// profile (`mirror scanState`), the SIG's stand alone (`Weight Measurement`).
-    public static func qualifiedName(of uuid: BluetoothUUID) -> String? {
+    public func qualifiedName(of uuid: BluetoothUUID) -> String? {
         guard let entry = byUUID[uuid] else { return nil }
-        guard let profile = entry.profile, uuid != MirrorGATT.service else { return entry.name }
+        guard let profile = entry.profile, !entry.standsAlone else { return entry.name }
         return "\(profile) \(entry.name)"
     }
 
-    public static func entry(for uuid: BluetoothUUID) -> Entry? { byUUID[uuid] }
-
-    /// Every entry, SIG ones first in UUID order, then our profiles'.
-    public static let all: [Entry] = sig.map { Entry(uuid: BluetoothUUID($0.0), name: $0.1, profile: nil) } + mirror
-
-    private static let byUUID: [BluetoothUUID: Entry] = Dictionary(all.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
-
-    /// mirror-gatt-v1.md: the service and its characteristics, named as the profile's table names them.
-    private static let mirror: [Entry] = [Entry(uuid: MirrorGATT.service, name: "Body-scan Mirror", profile: "mirror")]
-        + [(0x02, "deviceInfo"), (0x03, "init"), (0x04, "scanToken"), (0x05, "scanState"), (0x06, "scale"),
-           (0x07, "alignment"), (0x08, "control"), (0x09, "result")].map {
-            Entry(uuid: MirrorGATT.uuid($0.0), name: $0.1, profile: "mirror")
-        }
+    /// The whole entry for `uuid`, profile included.
+    public func entry(for uuid: BluetoothUUID) -> Entry? { byUUID[uuid] }
 
     /// The Bluetooth SIG's assigned 16-bit UUIDs (Assigned Numbers, section 3, "UUIDs").
     private static let sig: [(UInt16, String)] = [

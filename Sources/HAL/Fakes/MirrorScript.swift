@@ -49,8 +49,10 @@ public struct MirrorScript: Sendable, Hashable {
         DiscoveredDevice(address: address, rssi: rssi, advertisement: advertisement)
     }
 
-    /// `7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00`.
-    public static let serviceUUID = MirrorGATT.service
+    /// `7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00`, spelled here from mirror-gatt-v1.md as the fake's
+    /// own (the driver's copy is the MirrorV1 plugin's `MirrorGATT`; the bench finding the fake
+    /// through the registry shows the two agree).
+    public static let serviceUUID = BluetoothUUID(high: 0x7B9E_0001_3C2A_4F1B, low: 0x9E6D_5A4C_3B2A_1F00)
 }
 
 /// Moments of a scan at which a fault can strike.

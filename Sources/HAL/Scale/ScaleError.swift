@@ -1,20 +1,17 @@
 /// Typed failures of scale and mirror links; each message says what a person can do about it.
 public enum ScaleError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The mirror refused a write with one of its profile errors (ATT 0x80–0x82) or another ATT error.
+    /// Why the mirror refused a command: one of its profile's reasons, or another ATT error by
+    /// its code. Which ATT application error means which reason is the mirror profile's to say
+    /// (the MirrorV1 plugin maps them), not HAL's.
     public enum Refusal: Hashable, Sendable {
-        case notAligned          // 0x80
-        case notInitialized      // 0x81
-        case notReady            // 0x82
+        /// The scale is not aligned yet.
+        case notAligned
+        /// The mirror has not been initialised.
+        case notInitialized
+        /// The mirror is not ready for the command.
+        case notReady
+        /// Any other ATT error, by its code.
         case attError(UInt8)
-
-        public init(attCode: UInt8) {
-            switch attCode {
-            case 0x80: self = .notAligned
-            case 0x81: self = .notInitialized
-            case 0x82: self = .notReady
-            default: self = .attError(attCode)
-            }
-        }
     }
 
     case notFound(String)

@@ -177,16 +177,8 @@ public enum DisconnectReason: Hashable, Sendable, CustomStringConvertible {
     case supervisionTimeout
     case localHostTerminated
     case transportLost(String)
+    /// Any other reason, by its HCI code (Transports maps the codes: HAL does not speak HCI).
     case hciError(UInt8)
-
-    public init(hciReason: UInt8) {
-        switch hciReason {
-        case 0x13: self = .remoteUserTerminated
-        case 0x08: self = .supervisionTimeout
-        case 0x16: self = .localHostTerminated
-        default: self = .hciError(hciReason)
-        }
-    }
 
     public var description: String {
         switch self {
@@ -206,14 +198,4 @@ public enum ScaleEvent: Hashable, Sendable {
     case scanState(MirrorScanStatus)
     case alignment(Alignment)
     case disconnected(DisconnectReason)
-}
-
-/// The UUIDs of mirror-gatt-v1.md: `7B9E00XX-3C2A-4F1B-9E6D-5A4C3B2A1F00`, where XX is 01 for the
-/// service and 02… for its characteristics. Shared by the driver, the flow's discovery and the fake.
-public enum MirrorGATT {
-    public static func uuid(_ id: UInt8) -> BluetoothUUID {
-        BluetoothUUID(high: 0x7B9E_0000_3C2A_4F1B | UInt64(id) << 32, low: 0x9E6D_5A4C_3B2A_1F00)
-    }
-
-    public static let service = uuid(0x01)
 }

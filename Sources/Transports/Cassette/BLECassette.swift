@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 
 /// What a cassette holds of a Bluetooth LE session (`--record FILE`): every peripheral that was

@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 
 /// `--anonymize`: a cassette that can be attached to a bug report. Peripheral addresses, local

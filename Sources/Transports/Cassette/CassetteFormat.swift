@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 
 /// The cassette's text form (docs/cassette-format.md): one record per line, words separated by

@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 
 /// Builds a `BLECassette` from the HCI traffic between our host and its controller, fed one

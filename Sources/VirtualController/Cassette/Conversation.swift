@@ -1,3 +1,4 @@
+import BLEProtocol
 import Transports
 
 /// One recorded connection cut into exchanges: each request our host sent, with everything the

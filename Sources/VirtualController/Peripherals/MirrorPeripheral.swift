@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 import Transports
 
@@ -81,7 +82,7 @@ package struct MirrorPeripheral: VirtualPeripheral {
         address = script.address
         self.deviations = deviations
         var advertisement = script.advertisement
-        if deviations.contains(.noServiceUUID) { advertisement.serviceUUIDs.removeAll { $0 == MirrorGATT.service } }
+        if deviations.contains(.noServiceUUID) { advertisement.serviceUUIDs.removeAll { $0 == MirrorProfileValues.service } }
         var form = VirtualAdvertising.form(for: advertisement, extended: extendedAdvertising)
         if deviations.contains(.swappedScanResponse), !extendedAdvertising {
             var primary = advertisement, secondary = Advertisement()
@@ -94,7 +95,7 @@ package struct MirrorPeripheral: VirtualPeripheral {
         if deviations.contains(.slowProcessing) { script.processingDuration = .seconds(150) }
         let database = Self.database(name: script.name, deviations: deviations)
         server = ATTServer(database: database, preferredMTU: ATTMTU.preferred)
-        func handle(_ id: UInt8) -> UInt16 { database.valueHandle(of: MirrorGATT.uuid(id)) ?? 0 }
+        func handle(_ id: UInt8) -> UInt16 { database.valueHandle(of: MirrorProfileValues.uuid(id)) ?? 0 }
         handles = Handles(deviceInfo: handle(0x02), initialize: handle(0x03), scanToken: handle(0x04), scanState: handle(0x05),
                           scale: handle(0x06), alignment: handle(0x07), control: handle(0x08), result: handle(0x09))
         behaviour = Behaviour(simulation: MirrorSimulation(script: script), handles: handles, deviations: deviations)
@@ -108,16 +109,16 @@ package struct MirrorPeripheral: VirtualPeripheral {
         var builder = AttributeDatabase.Builder()
         let commands: Attribute.Permissions = deviations.contains(.honoursWriteCommand) ? .writeCommand : []
         builder.standardServices(deviceName: name, appearance: 0x0000)
-        builder.service(MirrorGATT.service, [
-            CharacteristicDefinition(MirrorGATT.uuid(0x02), .read),
-            CharacteristicDefinition(MirrorGATT.uuid(0x03), .write, extraPermissions: commands),
-            CharacteristicDefinition(MirrorGATT.uuid(0x04), .write, extraPermissions: commands),
-            CharacteristicDefinition(MirrorGATT.uuid(0x05), [.read, .notify]),
-            CharacteristicDefinition(MirrorGATT.uuid(0x06), [.read, .notify], omitClientConfiguration: deviations.contains(.missingCCCD)),
-            CharacteristicDefinition(MirrorGATT.uuid(0x07), [.read, .notify],
+        builder.service(MirrorProfileValues.service, [
+            CharacteristicDefinition(MirrorProfileValues.uuid(0x02), .read),
+            CharacteristicDefinition(MirrorProfileValues.uuid(0x03), .write, extraPermissions: commands),
+            CharacteristicDefinition(MirrorProfileValues.uuid(0x04), .write, extraPermissions: commands),
+            CharacteristicDefinition(MirrorProfileValues.uuid(0x05), [.read, .notify]),
+            CharacteristicDefinition(MirrorProfileValues.uuid(0x06), [.read, .notify], omitClientConfiguration: deviations.contains(.missingCCCD)),
+            CharacteristicDefinition(MirrorProfileValues.uuid(0x07), [.read, .notify],
                                      declaredProperties: deviations.contains(.wrongProperty) ? .read : nil),
-            CharacteristicDefinition(MirrorGATT.uuid(0x08), .write, extraPermissions: commands),
-            CharacteristicDefinition(MirrorGATT.uuid(0x09), .read),
+            CharacteristicDefinition(MirrorProfileValues.uuid(0x08), .write, extraPermissions: commands),
+            CharacteristicDefinition(MirrorProfileValues.uuid(0x09), .read),
         ])
         return builder.build()
     }
@@ -199,7 +200,7 @@ package struct MirrorPeripheral: VirtualPeripheral {
                 silent = true
                 pdu = nil
             case .dropLink(let reason):
-                actions.append(.disconnect(reason: Self.hciReason(reason)))
+                actions.append(.disconnect(reason: reason.hciReason))
                 pdu = nil
             }
             if let pdu { actions.append(PeripheralChannels.att(pdu)) }
@@ -211,15 +212,6 @@ package struct MirrorPeripheral: VirtualPeripheral {
     private func notification(_ handle: UInt16, _ value: [UInt8]) -> [UInt8]? {
         if deviations.contains(.notifiesUnsubscribed) { return ATTPDU.handleValueNotification(handle: handle, value: value).encoded }
         return server.notification(valueHandle: handle, value: value)
-    }
-
-    static func hciReason(_ reason: DisconnectReason) -> UInt8 {
-        switch reason {
-        case .remoteUserTerminated: 0x13
-        case .supervisionTimeout, .transportLost: 0x08
-        case .localHostTerminated: 0x16
-        case .hciError(let code): code
-        }
     }
 
     // MARK: the attributes' behaviour

@@ -4,6 +4,15 @@ import HAL
 /// Written from the specification, not from the driver's parser, so the two meet as two
 /// implementations of one text would.
 enum MirrorProfileValues {
+    /// `7B9E00XX-3C2A-4F1B-9E6D-5A4C3B2A1F00` (XX 01 the service, 02… its characteristics),
+    /// spelled from the spec as this peripheral's own, like the rest of its values.
+    static func uuid(_ id: UInt8) -> BluetoothUUID {
+        BluetoothUUID(high: 0x7B9E_0000_3C2A_4F1B | UInt64(id) << 32, low: 0x9E6D_5A4C_3B2A_1F00)
+    }
+
+    /// The mirror service.
+    static let service = uuid(0x01)
+
     static func deviceInfo(_ info: MirrorInfo) -> [UInt8] {
         [info.protocolVersion, info.firmwareMajor, info.firmwareMinor, info.firmwarePatch, info.batteryPercent ?? 0xFF]
     }

@@ -1,3 +1,4 @@
+import BLEProtocol
 import Transports
 
 /// The L2CAP fixed channels of a GATT peripheral that neither pairs nor asks for anything (Core

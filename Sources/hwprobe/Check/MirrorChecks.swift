@@ -1,6 +1,7 @@
 import Foundation
 import HAL
 import Transports
+import MirrorV1
 
 /// The `mirror-v1` profile: what mirror-gatt-v1.md requires that a client can observe, in the
 /// specification's order — advertising, the database, values and their ranges, the write

@@ -1,5 +1,6 @@
 import HAL
 import Transports
+import MirrorV1
 
 /// The `mirror-v1` checks that need more than one look: the advertising forms and advertising
 /// while connected, notifications before the CCCD is written, Write Commands, confirming an

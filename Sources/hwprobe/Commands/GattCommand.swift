@@ -104,7 +104,7 @@ struct GattCommand: Sendable {
             } catch {
                 throw CLIFailure(error)
             }
-            let entry = GattReport.Write(uuid: c.uuid.description, name: BluetoothNames.name(of: c.uuid), handle: c.valueHandle,
+            let entry = GattReport.Write(uuid: c.uuid.description, name: BluetoothNames.bench.name(of: c.uuid), handle: c.valueHandle,
                                          value: HexValue.text(write.value), withResponse: write.withResponse)
             made.append(entry)
             if !json { console.out(GattReport.text(entry)) }
@@ -127,7 +127,7 @@ struct GattCommand: Sendable {
                 exitCode = SignalHandling.exitCode(for: signal)
             }
             report.subscription = GattReport.Subscription(
-                uuid: c.uuid.description, name: BluetoothNames.name(of: c.uuid), handle: c.valueHandle, received: record.received,
+                uuid: c.uuid.description, name: BluetoothNames.bench.name(of: c.uuid), handle: c.valueHandle, received: record.received,
                 values: record.kept.map { .init(t: (GattSubscriber.seconds($0.t) * 1e6).rounded() / 1e6, value: HexValue.text($0.value)) },
                 truncated: record.truncated ? true : nil, dropped: record.dropped > 0 ? record.dropped : nil)
         }

@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 import Synchronization
 import Transports
@@ -74,7 +75,7 @@ final class HostEventLog: Sendable {
     /// A characteristic's name where the Bluetooth SIG or our profiles give it one, with its UUID
     /// (the names are `BluetoothNames`', the same ones `gatt` prints).
     static func name(of uuid: BluetoothUUID) -> String {
-        guard let name = BluetoothNames.qualifiedName(of: uuid) else { return uuid.description }
+        guard let name = BluetoothNames.bench.qualifiedName(of: uuid) else { return uuid.description }
         return "\(name) (\(uuid))"
     }
 }

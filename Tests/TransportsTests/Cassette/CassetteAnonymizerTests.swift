@@ -1,3 +1,4 @@
+import BLEProtocol
 import Foundation
 import HAL
 import Testing

@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 import Testing
 @testable import Transports

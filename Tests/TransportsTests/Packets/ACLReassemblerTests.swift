@@ -1,3 +1,4 @@
+import BLEProtocol
 import Testing
 @testable import Transports
 

@@ -1,3 +1,4 @@
+import BLEProtocol
 import TestKit
 import HAL
 import Testing

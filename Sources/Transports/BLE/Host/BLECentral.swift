@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 
 /// The central role over one controller: what `hwprobe` and the scale drivers use. It opens the

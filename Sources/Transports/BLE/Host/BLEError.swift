@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 
 /// Everything that can go wrong in the host stack, worded for the person at the bench.

@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 
 /// A characteristic's properties byte (Core Vol 3 Part G §3.3.1.1).

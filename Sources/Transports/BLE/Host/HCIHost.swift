@@ -1,3 +1,4 @@
+@_spi(Fuzzing) import BLEProtocol
 import HAL
 import Synchronization
 

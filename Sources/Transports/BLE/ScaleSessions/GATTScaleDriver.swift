@@ -8,12 +8,15 @@ public protocol GATTScaleDriver: Driver {
 }
 
 extension BLEError {
-    /// The HAL error for what a driver's GATT operation met, for `command`.
-    public func scaleError(for command: MirrorCommand? = nil) -> ScaleError {
+    /// The HAL error for what a driver's GATT operation met, for `command`; an ATT error answering
+    /// a command becomes the refusal `refusal` names for its code (a profile's application errors,
+    /// 0x80–0x9F, mean what that profile says).
+    public func scaleError(for command: MirrorCommand? = nil,
+                           refusal: (UInt8) -> ScaleError.Refusal = { .attError($0) }) -> ScaleError {
         switch self {
         case .disconnected(let reason): .disconnected(reason)
         case .att(let failure):
-            if let command { .refused(command, ScaleError.Refusal(attCode: failure.code)) } else { .protocolViolation(failure.description) }
+            if let command { .refused(command, refusal(failure.code)) } else { .protocolViolation(failure.description) }
         case .attTimedOut(let what), .commandTimedOut(let what): .timedOut(what)
         case .connectionTimedOut(let address): .connectionFailed("\(address) did not answer in time")
         case .connectionFailed, .link, .transport: .connectionFailed(description)

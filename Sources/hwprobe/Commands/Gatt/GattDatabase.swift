@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 import Transports
 
@@ -90,19 +91,19 @@ struct GattDatabase: Sendable {
 enum GattText {
     /// `2A19 (Battery Level)`, or the UUID alone when nobody names it.
     static func named(_ uuid: BluetoothUUID) -> String {
-        BluetoothNames.name(of: uuid).map { "\(uuid) (\($0))" } ?? uuid.description
+        BluetoothNames.bench.name(of: uuid).map { "\(uuid) (\($0))" } ?? uuid.description
     }
 
     /// `7B9E0005-3C2A-4F1B-9E6D-5A4C3B2A1F00 (scanState, handle 22)`.
     static func label(_ c: GATTCharacteristic) -> String {
-        let name = BluetoothNames.name(of: c.uuid).map { "\($0), " } ?? ""
+        let name = BluetoothNames.bench.name(of: c.uuid).map { "\($0), " } ?? ""
         return "\(c.uuid) (\(name)handle \(c.valueHandle))"
     }
 
     /// Short enough for a status line: `scanState (handle 22)`, `2A19 (handle 18)`, `A5C30006… (handle 7)`.
     static func short(_ c: GATTCharacteristic) -> String {
         let uuid = c.uuid.description
-        let name = BluetoothNames.name(of: c.uuid) ?? (uuid.count > 8 ? uuid.prefix(8) + "…" : uuid)
+        let name = BluetoothNames.bench.name(of: c.uuid) ?? (uuid.count > 8 ? uuid.prefix(8) + "…" : uuid)
         return "\(name) (handle \(c.valueHandle))"
     }
 

@@ -79,13 +79,13 @@ struct GattReport: Encodable, Equatable, Sendable {
         self.address = address.description
         self.mtu = mtu
         services = trees.map { tree in
-            Service(uuid: tree.service.uuid.description, name: BluetoothNames.name(of: tree.service.uuid),
+            Service(uuid: tree.service.uuid.description, name: BluetoothNames.bench.name(of: tree.service.uuid),
                     start: tree.service.start, end: tree.service.end,
                     characteristics: tree.characteristics.map { c in
-                        var entry = Characteristic(uuid: c.uuid.description, name: BluetoothNames.name(of: c.uuid), handle: c.valueHandle,
+                        var entry = Characteristic(uuid: c.uuid.description, name: BluetoothNames.bench.name(of: c.uuid), handle: c.valueHandle,
                                                    properties: c.properties.names,
                                                    descriptors: c.descriptors.map {
-                                                       .init(uuid: $0.uuid.description, name: BluetoothNames.name(of: $0.uuid), handle: $0.handle)
+                                                       .init(uuid: $0.uuid.description, name: BluetoothNames.bench.name(of: $0.uuid), handle: $0.handle)
                                                    })
                         switch reads[c.valueHandle] {
                         case .value(let bytes):

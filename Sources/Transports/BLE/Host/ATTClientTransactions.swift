@@ -1,3 +1,4 @@
+import BLEProtocol
 import HAL
 
 /// The client side of one ATT bearer's transactions (Core Vol 3 Part F §3.3.2), as a value:
