@@ -30,7 +30,8 @@ package struct FileDescriptor: Hashable, Sendable {
         package static let noControllingTerminal = Options(rawValue: O_NOCTTY)
         /// O_CREAT | O_TRUNC: make the file, or empty the one already there.
         package static let createOrTruncate = Options(rawValue: O_CREAT | O_TRUNC)
-        /// O_CLOEXEC: not inherited by programs we start.
+        /// O_CLOEXEC: not inherited by programs we start. Every descriptor opened here is
+        /// close-on-exec whether or not it is asked for; the option lets a call site say so.
         package static let closeOnExec = Options(rawValue: O_CLOEXEC)
     }
 
@@ -43,7 +44,7 @@ package struct FileDescriptor: Hashable, Sendable {
         case .readWrite: O_RDWR
         }
         flags |= options.rawValue
-        let fd = options.contains(.createOrTruncate) ? Glibc.open(path, flags, mode_t(permissions)) : hal_open(path, flags)
+        let fd = options.contains(.createOrTruncate) ? Glibc.open(path, flags | O_CLOEXEC, mode_t(permissions)) : hal_open(path, flags)
         if options.contains(.createOrTruncate) {
             guard fd >= 0 else { throw Errno.current }
             return FileDescriptor(rawValue: fd)
