@@ -1,4 +1,4 @@
-import BLEProtocol
+@_spi(Fuzzing) import BLEProtocol
 import FuzzSupport
 import Glibc
 import HAL
