@@ -31,7 +31,7 @@ let package = Package(
         fuzzTarget("advertising", [transports, hal, product("StandardScale"), product("MiScale"), product("MirrorV1")]),
         fuzzTarget("acl-l2cap", [transports]),
         fuzzTarget("att", [transports]),
-        fuzzTarget("gatt", [transports, hal]),
+        fuzzTarget("gatt", [transports, hal, product("HALFakes")]),
         // The host core as a state machine: credits, ACL scheduling, ATT transactions, cancellation.
         fuzzTarget("host", [transports, hal]),
         // USB: the string descriptors a device sends.

@@ -1,5 +1,6 @@
 import FuzzSupport
 import HAL
+import HALFakes
 import Synchronization
 @_spi(Fuzzing) import Transports
 

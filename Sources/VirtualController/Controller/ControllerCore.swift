@@ -1,4 +1,5 @@
 import HAL
+import HALFakes
 import Transports
 
 /// What the controller counted, for tests and for anyone wondering where a packet went.

@@ -1,4 +1,5 @@
 import HAL
+import HALFakes
 import Transports
 
 /// The simulated bench's body-scan mirror as a GATT server (mirror-gatt-v1.md): its attributes

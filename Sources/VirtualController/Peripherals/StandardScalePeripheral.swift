@@ -1,4 +1,5 @@
 import HAL
+import HALFakes
 import Transports
 
 /// A Bluetooth SIG Weight Scale (Weight Scale Service 0x181D) as a GATT server, playing a
