@@ -31,6 +31,8 @@ let package = Package(
     products: [
         .executable(name: "hwprobe", targets: ["hwprobe"]),
         .library(name: "HAL", targets: ["HAL"]),
+        // HAL's fakes and manual clock, for the tests, the simulated bench and the fuzz targets.
+        .library(name: "HALFakes", targets: ["HALFakes"]),
         // For the fuzz targets only: Fuzz/ is a package of its own that depends on this one by
         // path (so the sanitizers never touch the normal build), and a package sees only
         // another package's products.
@@ -60,6 +62,9 @@ let package = Package(
         // calls libc I/O (scripts/check-libc-io), so device code reads as intent rather than as C.
         .target(name: "LinuxIO", dependencies: ["CLinuxShims", "CV4L2"], path: "Sources/LinuxIO"),
         .target(name: "HAL", path: "Sources/HAL"),
+        // Fakes, the simulated mirror and the manual clock, for tests and the simulated bench: not in
+        // HAL, so the abstraction ships without its doubles.
+        .target(name: "HALFakes", dependencies: ["HAL"], path: "Sources/HALFakes"),
         // The BLE host's pure half: the H4, HCI, ACL, L2CAP, ATT and advertising codecs and the
         // sans-IO state (credits, ACL scheduling, ATT transactions), values fed bytes with no I/O,
         // so the virtual controller and the fuzz targets use them without any descriptor code.
@@ -72,10 +77,10 @@ let package = Package(
         // Speaks HCI to our host as a controller does, with the simulated bench's mirror and scale
         // as GATT peripherals; BLEProtocol's codecs on the wire, Transports for the byte-stream
         // interface it offers the host and the host a cassette replays into.
-        .target(name: "VirtualController", dependencies: ["HAL", "BLEProtocol", "Transports"], path: "Sources/VirtualController"),
+        .target(name: "VirtualController", dependencies: ["HAL", "HALFakes", "BLEProtocol", "Transports"], path: "Sources/VirtualController"),
         .executableTarget(
             name: "hwprobe",
-            dependencies: ["HAL", "LinuxIO", "BLEProtocol", "Transports", "Capture", "Flows", "VirtualController"] + driverTargets.map { .target(name: $0.name) },
+            dependencies: ["HAL", "HALFakes", "LinuxIO", "BLEProtocol", "Transports", "Capture", "Flows", "VirtualController"] + driverTargets.map { .target(name: $0.name) },
             path: "Sources/hwprobe",
             plugins: [.plugin(name: "GitCommit")]),
         // Writes the git commit hwprobe was built from into the build directory (hwprobe --version);
@@ -98,7 +103,7 @@ let package = Package(
         .target(name: "CZBarReference", dependencies: ["CZBar"], path: "Benchmarks/ZBarReference"),
         .executableTarget(name: "decode-bench", dependencies: ["HAL", "Capture", "Flows", "MediaSupport", "CZBarReference"],
                           path: "Benchmarks/DecodeBench"),
-        .testTarget(name: "HALTests", dependencies: ["HAL", "TestKit"], path: "Tests/HALTests"),
+        .testTarget(name: "HALTests", dependencies: ["HAL", "HALFakes", "TestKit"], path: "Tests/HALTests"),
         // LinuxIO's own tests, against real descriptors, ptys, signals and temporary trees (not through Transports).
         .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "TestKit"], path: "Tests/LinuxIOTests"),
         // Starts and talks to the bumble peers (Tests/Peers) for the real-path tests of several targets.
@@ -110,19 +115,19 @@ let package = Package(
         .target(name: "DeviceSupport", path: "Tests/DeviceSupport"),
         // Seeded random numbers and `eventually`, shared by every test target (issue 20).
         .target(name: "TestKit", dependencies: ["HAL"], path: "Tests/TestKit"),
-        .testTarget(name: "TransportsTests", dependencies: ["Transports", "BLEProtocol", "HAL", "LinuxIO", "PeerSupport", "TestKit"], path: "Tests/TransportsTests",
+        .testTarget(name: "TransportsTests", dependencies: ["Transports", "BLEProtocol", "HAL", "HALFakes", "LinuxIO", "PeerSupport", "TestKit"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
         .testTarget(name: "VirtualControllerTests",
-                    dependencies: ["VirtualController", "BLEProtocol", "Transports", "HAL", "Flows", "MirrorV1", "StandardScale", "SerialTestSupport", "TestKit"],
+                    dependencies: ["VirtualController", "BLEProtocol", "Transports", "HAL", "HALFakes", "Flows", "MirrorV1", "StandardScale", "SerialTestSupport", "TestKit"],
                     path: "Tests/VirtualControllerTests"),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "LinuxIO", "MediaSupport", "DeviceSupport", "TestKit"], path: "Tests/CaptureTests"),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "HALFakes", "LinuxIO", "MediaSupport", "DeviceSupport", "TestKit"], path: "Tests/CaptureTests"),
         // One serial executor for every test that must know when the code under test has settled.
-        .target(name: "SerialTestSupport", dependencies: ["HAL"], path: "Tests/SerialTestSupport"),
-        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "MirrorV1", "SerialTestSupport", "TestKit"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
+        .target(name: "SerialTestSupport", dependencies: ["HAL", "HALFakes"], path: "Tests/SerialTestSupport"),
+        .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "HALFakes", "MirrorV1", "SerialTestSupport", "TestKit"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),
         // The pad tests run the pad-probe helper under umockdev (fixtures in Tests/Fixtures/umockdev).
-        .testTarget(name: "PluginsTests", dependencies: ["HAL", "Transports", "DeviceSupport", "TestKit"] + driverTargets.map { .target(name: $0.name) },
+        .testTarget(name: "PluginsTests", dependencies: ["HAL", "HALFakes", "Transports", "DeviceSupport", "TestKit"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),
         .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport", "MediaSupport", "DeviceSupport",
-                                                      "VirtualController", "SerialTestSupport", "MirrorV1"], path: "Tests/hwprobeTests"),
+                                                      "VirtualController", "SerialTestSupport", "MirrorV1", "HALFakes"], path: "Tests/hwprobeTests"),
     ] + driverTargets
 )

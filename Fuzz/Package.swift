@@ -32,7 +32,7 @@ let package = Package(
         fuzzTarget("advertising", [transports, bleProtocol, hal, product("StandardScale"), product("MiScale"), product("MirrorV1")]),
         fuzzTarget("acl-l2cap", [transports, bleProtocol]),
         fuzzTarget("att", [transports, bleProtocol]),
-        fuzzTarget("gatt", [transports, bleProtocol, hal]),
+        fuzzTarget("gatt", [transports, bleProtocol, hal, product("HALFakes")]),
         // The host core as a state machine: credits, ACL scheduling, ATT transactions, cancellation.
         fuzzTarget("host", [transports, bleProtocol, hal]),
         // USB: the string descriptors a device sends.

@@ -1,5 +1,6 @@
 import Foundation
 import HAL
+import HALFakes
 import LinuxIO
 import Testing
 @testable import Capture

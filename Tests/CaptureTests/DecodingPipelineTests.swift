@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HAL
+import HALFakes
 import Synchronization
 import Testing
 @testable import Capture

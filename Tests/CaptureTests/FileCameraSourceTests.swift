@@ -1,5 +1,6 @@
 import Foundation
 import HAL
+import HALFakes
 import Synchronization
 import Testing
 @testable import Capture

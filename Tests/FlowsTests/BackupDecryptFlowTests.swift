@@ -1,6 +1,7 @@
 @testable import Flows
 import TestKit
 import HAL
+import HALFakes
 import Testing
 
 @Suite("Backup import: password", .timeLimit(.minutes(1)))

@@ -1,6 +1,7 @@
 @testable import Flows
 import TestKit
 import HAL
+import HALFakes
 import Testing
 
 @Suite("Backup import: scanning codes", .timeLimit(.minutes(1)))

@@ -1,4 +1,5 @@
 import HAL
+import HALFakes
 import Testing
 @testable import Flows
 

@@ -1,6 +1,7 @@
 import MirrorV1
 import SerialTestSupport
 import HAL
+import HALFakes
 import Synchronization
 @testable import Flows
 

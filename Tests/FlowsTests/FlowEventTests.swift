@@ -1,6 +1,7 @@
 @testable import Flows
 import TestKit
 import HAL
+import HALFakes
 import Testing
 
 /// The typed events the flows publish, so callers decide on facts instead of rendered words.

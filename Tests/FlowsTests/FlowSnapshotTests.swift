@@ -1,6 +1,7 @@
 @testable import Flows
 import TestKit
 import HAL
+import HALFakes
 import Testing
 
 /// Text snapshots of every kind of screen each flow publishes, at 40 and 80 columns, with and

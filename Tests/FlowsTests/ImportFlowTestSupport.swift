@@ -2,6 +2,7 @@ import TestKit
 import Dispatch
 @testable import Flows
 import HAL
+import HALFakes
 import Synchronization
 
 /// Helpers for the import and decrypt flow tests, kept in one namespace so they never collide

@@ -1,6 +1,7 @@
 import TestKit
 import Foundation
 import HAL
+import HALFakes
 import Testing
 @testable import Flows
 

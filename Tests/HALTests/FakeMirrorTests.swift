@@ -1,5 +1,6 @@
 import TestKit
 import HAL
+import HALFakes
 import Testing
 
 /// The fake mirror must behave like mirror-gatt-v1.md, or flows tested against it prove nothing.

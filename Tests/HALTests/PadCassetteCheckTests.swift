@@ -1,4 +1,5 @@
 import HAL
+import HALFakes
 import Testing
 
 /// `PadCassetteCheck` on a manual clock: a cue recorded through `PadRecorder` checks clean against

@@ -1,4 +1,5 @@
 import HAL
+import HALFakes
 import Synchronization
 
 /// Collects a connection's events as they arrive.

@@ -2,6 +2,7 @@ import BeurerSanitasScale
 import DualShock4
 import EvdevRumble
 import HAL
+import HALFakes
 import IcomonScale
 import MiScale
 import MirrorV1

@@ -1,4 +1,5 @@
 import HAL
+import HALFakes
 import MirrorV1
 import Testing
 

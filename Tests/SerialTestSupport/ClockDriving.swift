@@ -1,4 +1,5 @@
 import HAL
+import HALFakes
 
 /// Runs `body` with every task on the serial executor, and moves `clock` to its next deadline
 /// each time everything has settled, until `body` returns: a whole timeline (a scan, a weighing,

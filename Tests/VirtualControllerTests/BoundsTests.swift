@@ -1,5 +1,6 @@
 import BLEProtocol
 import HAL
+import HALFakes
 import SerialTestSupport
 import Testing
 import Transports

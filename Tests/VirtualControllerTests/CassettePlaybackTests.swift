@@ -1,6 +1,7 @@
 import Flows
 import Foundation
 import HAL
+import HALFakes
 import MirrorV1
 import SerialTestSupport
 import StandardScale

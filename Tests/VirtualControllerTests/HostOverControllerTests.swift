@@ -1,5 +1,6 @@
 import BLEProtocol
 import HAL
+import HALFakes
 import MirrorV1
 import SerialTestSupport
 import Testing

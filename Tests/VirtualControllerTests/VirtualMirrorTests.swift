@@ -1,5 +1,6 @@
 import Flows
 import HAL
+import HALFakes
 import MirrorV1
 import SerialTestSupport
 import StandardScale

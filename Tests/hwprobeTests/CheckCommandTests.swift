@@ -1,5 +1,6 @@
 import Foundation
 import HAL
+import HALFakes
 import PeerSupport
 import Testing
 import VirtualController

@@ -1,5 +1,6 @@
 import Flows
 import HAL
+import HALFakes
 import Testing
 @testable import hwprobe
 

@@ -1,4 +1,5 @@
 import HAL
+import HALFakes
 import SerialTestSupport
 import Testing
 import Transports

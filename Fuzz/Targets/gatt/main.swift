@@ -1,6 +1,7 @@
 @_spi(Fuzzing) import BLEProtocol
 import FuzzSupport
 import HAL
+import HALFakes
 import Synchronization
 @_spi(Fuzzing) import Transports
 

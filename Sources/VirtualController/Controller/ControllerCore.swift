@@ -1,5 +1,6 @@
 import BLEProtocol
 import HAL
+import HALFakes
 import Transports
 
 /// What the controller counted, for tests and for anyone wondering where a packet went.

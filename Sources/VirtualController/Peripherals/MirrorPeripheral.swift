@@ -1,5 +1,6 @@
 import BLEProtocol
 import HAL
+import HALFakes
 import Transports
 
 /// The simulated bench's body-scan mirror as a GATT server (mirror-gatt-v1.md): its attributes

@@ -1,5 +1,6 @@
 import BLEProtocol
 import HAL
+import HALFakes
 import Transports
 
 /// A Bluetooth SIG Weight Scale (Weight Scale Service 0x181D) as a GATT server, playing a

@@ -1,5 +1,6 @@
 import Flows
 import HAL
+import HALFakes
 import Transports
 import VirtualController
 

@@ -1,4 +1,5 @@
 import HAL
+import HALFakes
 import VirtualController
 
 /// What goes wrong on the simulated bench: `sim:?fault=…&at=…&code=…&backup=…`. The bench is

@@ -1,5 +1,6 @@
 import DualShock4
 import HAL
+import HALFakes
 import Testing
 import Xbox360Pad
 

@@ -1,5 +1,6 @@
 import BLEProtocol
 import HAL
+import HALFakes
 import Synchronization
 import Testing
 @_spi(Fuzzing) @testable import Transports

@@ -1,5 +1,6 @@
 import Foundation
 import HAL
+import HALFakes
 import PeerSupport
 import Testing
 @_spi(Fuzzing) @testable import Transports

@@ -1,5 +1,6 @@
 import Foundation
 import HAL
+import HALFakes
 import Testing
 import Transports
 @testable import hwprobe

@@ -1,5 +1,6 @@
 import Foundation
 import HAL
+import HALFakes
 @testable import hwprobe
 
 /// Runs hwprobe on the simulated bench sped up (or on a cassette, at the same speed), and

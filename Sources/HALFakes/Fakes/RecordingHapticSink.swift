@@ -1,3 +1,4 @@
+import HAL
 import Synchronization
 
 /// A sink that remembers every cue and when it was asked for, so a test can say

@@ -1,3 +1,4 @@
+import HAL
 import Synchronization
 
 /// A camera that plays the frames it was given at a fixed interval on the injected clock, keeping

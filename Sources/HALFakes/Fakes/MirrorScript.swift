@@ -1,3 +1,5 @@
+import HAL
+
 /// How the simulated mirror, its scale and the person using them behave: the timings of a
 /// good scan by default, and at most one injected fault.
 public struct MirrorScript: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import HAL
+
 /// A weighing scale that plays a timeline of readings after each connection, then optionally
 /// drops the link: enough to exercise `weigh` and the drivers' stable-reading logic.
 public struct FakeScale: Sendable {

@@ -1,3 +1,5 @@
+import HAL
+
 /// The simulated body-scan mirror, its turntable scale and the person using them, as
 /// mirror-gatt-v1.md describes them: the one place the bench's mirror behaviour lives.
 ///

@@ -1,3 +1,5 @@
+import HAL
+
 /// Decoded codes without a camera: each batch is what one frame showed. Lets import-flow tests
 /// script any order, duplicates and strays, and a camera that vanishes part way.
 public struct FakeCodeSource: CodeSource {

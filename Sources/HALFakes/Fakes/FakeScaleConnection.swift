@@ -1,3 +1,4 @@
+import HAL
 import Synchronization
 
 /// A scale/mirror link a test (or a fake device) drives by hand: it emits events on demand,

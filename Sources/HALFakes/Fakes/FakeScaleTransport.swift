@@ -1,3 +1,5 @@
+import HAL
+
 /// A radio-free BLE neighbourhood: peripherals appear after given delays and connect through
 /// whatever the test or the simulated bench supplies (a `FakeMirror`, a `FakeScale`, a failure).
 public struct FakeScaleTransport: ScaleTransport {

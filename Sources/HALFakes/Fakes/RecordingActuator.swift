@@ -1,3 +1,4 @@
+import HAL
 import Synchronization
 
 /// An actuator that writes down every command with the clock's time, so tests can check the

@@ -1,3 +1,5 @@
+import HAL
+
 /// A body-scan mirror that behaves as mirror-gatt-v1.md says, on an injected clock, with the person
 /// and scale played by a `MirrorScript`: flow tests use it as a `ScaleConnection`.
 ///
