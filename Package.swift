@@ -69,9 +69,9 @@ let package = Package(
         // sans-IO state (credits, ACL scheduling, ATT transactions), values fed bytes with no I/O,
         // so the virtual controller and the fuzz targets use them without any descriptor code.
         .target(name: "BLEProtocol", dependencies: ["HAL"], path: "Sources/BLEProtocol"),
-        .target(name: "Transports", dependencies: ["HAL", "BLEProtocol", "LinuxIO", "CLinuxShims", "CBlueZ", "CLibUSB"],
+        .target(name: "Transports", dependencies: ["HAL", "BLEProtocol", "LinuxIO", "CLibUSB"],
                 path: "Sources/Transports"),
-        .target(name: "Capture", dependencies: ["HAL", "LinuxIO", "CLinuxShims", "CV4L2", "CZBar", "CZXingBridge"],
+        .target(name: "Capture", dependencies: ["HAL", "LinuxIO", "CV4L2", "CZBar", "CZXingBridge"],
                 path: "Sources/Capture"),
         .target(name: "Flows", dependencies: ["HAL", "CCrypto"], path: "Sources/Flows"),
         // Speaks HCI to our host as a controller does, with the simulated bench's mirror and scale
@@ -115,7 +115,7 @@ let package = Package(
         .target(name: "DeviceSupport", path: "Tests/DeviceSupport"),
         // Seeded random numbers and `eventually`, shared by every test target (issue 20).
         .target(name: "TestKit", dependencies: ["HAL"], path: "Tests/TestKit"),
-        .testTarget(name: "TransportsTests", dependencies: ["Transports", "BLEProtocol", "HAL", "HALFakes", "LinuxIO", "PeerSupport", "TestKit"], path: "Tests/TransportsTests",
+        .testTarget(name: "TransportsTests", dependencies: ["Transports", "BLEProtocol", "HAL", "HALFakes", "LinuxIO", "CBlueZ", "PeerSupport", "TestKit"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
         .testTarget(name: "VirtualControllerTests",
                     dependencies: ["VirtualController", "BLEProtocol", "Transports", "HAL", "HALFakes", "Flows", "MirrorV1", "StandardScale", "SerialTestSupport", "TestKit"],
