@@ -56,7 +56,7 @@ public struct DeviceIdentity: Hashable, Sendable {
 /// hwprobe looks it up among what is attached when the command starts, so the same URI keeps
 /// working after a replug gives the device another node.
 public struct DeviceLocation: Hashable, Sendable, CustomStringConvertible {
-    /// Which sort of device the URI names, its scheme: the table it is looked up in.
+    /// The URI's scheme: which sort of attached device the one meant is looked for among.
     public enum Kind: String, Hashable, Sendable { case hci, uart, v4l2, usb, hidraw, evdev }
 
     /// The stable fact the device is found by: the part after `@`, `?serial=`, or a Bluetooth address.

@@ -10,7 +10,7 @@ public struct ByteReader<Failure: Error> {
     public typealias Shortfall = (_ context: String, _ field: String, _ needed: Int, _ available: Int) -> Failure
 
     private let bytes: [UInt8]
-    /// How many bytes have been read so far; error messages and parsers use it to say where they are.
+    /// How many bytes have been read so far, for parsers that need to know where they are.
     public private(set) var offset = 0
     /// Names the packet in error messages, e.g. "LE Connection Complete".
     public let context: String

@@ -17,7 +17,7 @@ public struct GrayFrame: Sendable, Hashable {
     public var height: Int
     /// Bytes from the start of one row to the next; readers must step by this, not by `width`.
     public var stride: Int
-    /// One byte of luminance per pixel, row after row, `stride * height` bytes in all.
+    /// One byte of luminance per pixel, row after row, each row starting `stride` bytes after the last.
     public var pixels: [UInt8]
     /// Time since the stream started, from the device or the file's frame rate.
     public var timestamp: Duration

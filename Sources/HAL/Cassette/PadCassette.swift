@@ -59,11 +59,11 @@ public struct PadCassette: Hashable, Sendable {
 
     /// Caps on what a pad section may hold, so a damaged or hostile cassette cannot exhaust memory.
     public enum Limits {
-        /// Most cues kept; the recorder counts later ones as dropped instead of storing them.
+        /// Most cues on one pad: the recorder counts later ones as dropped, the reader refuses more.
         public static let cues = 4096
-        /// Most commands kept per cue; extras are counted as dropped.
+        /// Most commands in one cue, handled the same way: dropped when recording, refused when reading.
         public static let commandsPerCue = 256
-        /// Longest URI, driver, name or serial text accepted, in UTF-8 bytes.
+        /// Longest text for a pad section's fields, in UTF-8 bytes; the same 256 as the camera sections.
         public static let textBytes = 256
     }
 
