@@ -12,18 +12,24 @@
 /// - `busInfo`: what a V4L2 driver reports as its bus (`usb-0000:00:14.0-2.3`,
 ///   `platform:vivid-000`); for a camera not on USB it is the only stable name there is.
 public struct DeviceIdentity: Hashable, Sendable {
+    /// The sysfs port chain (`1-2.3`); nil when the device is not on USB or the port was not found.
     public var usbPort: String?
+    /// The device's own serial number or `uniq`; nil when it reports none.
     public var serial: String?
+    /// V4L2's bus info; nil for anything that is not a camera.
     public var busInfo: String?
 
+    /// Builds an identity from whatever was found; leave out what the device does not have.
     public init(usbPort: String? = nil, serial: String? = nil, busInfo: String? = nil) {
         self.usbPort = usbPort
         self.serial = serial
         self.busInfo = busInfo
     }
 
+    /// No identity at all: for fakes, files and devices nothing stable could be read from.
     public static let unknown = DeviceIdentity()
 
+    /// True when nothing stable is known, so the device can only be named by its node.
     public var isUnknown: Bool { usbPort == nil && serial == nil && busInfo == nil }
 
     /// Whether `text` is a USB port chain as sysfs names it: `BUS-PORT[.PORT]…`, all decimal
@@ -50,8 +56,10 @@ public struct DeviceIdentity: Hashable, Sendable {
 /// hwprobe looks it up among what is attached when the command starts, so the same URI keeps
 /// working after a replug gives the device another node.
 public struct DeviceLocation: Hashable, Sendable, CustomStringConvertible {
+    /// The URI's scheme: which sort of attached device the one meant is looked for among.
     public enum Kind: String, Hashable, Sendable { case hci, uart, v4l2, usb, hidraw, evdev }
 
+    /// The stable fact the device is found by: the part after `@`, `?serial=`, or a Bluetooth address.
     public enum Key: Hashable, Sendable {
         case usbPort(String)
         case serial(String)
@@ -59,14 +67,18 @@ public struct DeviceLocation: Hashable, Sendable, CustomStringConvertible {
         case address(BLEAddress)
     }
 
+    /// The sort of device looked for.
     public var kind: Kind
+    /// What identifies the one meant among the attached devices of that kind.
     public var key: Key
     /// `usb:VID:PID…`: only a device with these IDs matches.
     public var usb: USBIdentity?
     /// `uart:…`'s line settings, carried to the port once it is found.
     public var baud: Int
+    /// Whether the serial port uses hardware flow control (RTS/CTS); only `uart:` reads it.
     public var rtscts: Bool
 
+    /// Builds a location; the line settings default to 1 Mbaud with flow control, a common HCI UART setup.
     public init(kind: Kind, key: Key, usb: USBIdentity? = nil, baud: Int = 1_000_000, rtscts: Bool = true) {
         self.kind = kind
         self.key = key
@@ -85,6 +97,7 @@ public struct DeviceLocation: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The location written back as a URI, in the form it parses from.
     public var description: String {
         let ids = usb.map { "\($0)" } ?? ""
         let uart = kind == .uart ? "baud=\(baud)&rtscts=\(rtscts ? 1 : 0)" : ""

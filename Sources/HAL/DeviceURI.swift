@@ -22,8 +22,10 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
     /// `sim:` with nothing going wrong.
     public static var simulatedBench: DeviceURI { .sim(options: [:]) }
 
+    /// The sort of device a URI can stand for, so an option can reject a camera URI given as a controller.
     public enum Family: String, Sendable { case hci, camera, haptics, any }
 
+    /// Which sort of device this URI names; `.any` for the bench and cassettes, which stand for every sort.
     public var family: Family {
         switch self {
         case .hci, .uart, .tcp: .hci
@@ -53,6 +55,7 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// Parses a URI as typed on the command line; the error says what was wrong with it.
     public init(parsing text: String) throws(DeviceURIError) {
         guard let colon = text.firstIndex(of: ":") else { throw .malformed(text, "expected SCHEME:…") }
         let scheme = text[..<colon].lowercased()
@@ -140,6 +143,7 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The URI written back out, in a form `init(parsing:)` accepts.
     public var description: String {
         switch self {
         case .hci(let index): "hci:\(index)"
@@ -244,10 +248,12 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// Why a device URI from the command line was not accepted.
 public enum DeviceURIError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownScheme(String)
     case malformed(String, String)
 
+    /// The words a person reads in messages and reports, quoting what they typed.
     public var description: String {
         switch self {
         case .unknownScheme(let scheme):

@@ -1,11 +1,14 @@
 /// A device address as the air carries it, plus whether it is public or random (a connection needs both).
 public struct BLEAddress: Hashable, Sendable, CustomStringConvertible {
+    /// Whether the address is the device's fixed public one or a random one it chose; connecting needs the right one.
     public enum Kind: String, Sendable, Hashable { case `public`, random }
 
     /// Most significant byte first, as printed (`AA:BB:CC:DD:EE:FF`).
     public let bytes: [UInt8]
+    /// Public or random, as the advertising report said; two addresses with equal bytes but different kinds differ.
     public let kind: Kind
 
+    /// Takes six bytes in printed order; nil for any other count.
     public init?(bytes: [UInt8], kind: Kind = .public) {
         guard bytes.count == 6 else { return nil }
         self.bytes = bytes
@@ -36,6 +39,7 @@ public struct BLEAddress: Hashable, Sendable, CustomStringConvertible {
         self.init(bytes: out, kind: kind)
     }
 
+    /// The bytes in the order HCI packets carry them, least significant first.
     public var littleEndianBytes: [UInt8] { bytes.reversed() }
 
     /// `AA:BB:CC:DD:EE:FF`, the contract's form (the kind is not part of it).

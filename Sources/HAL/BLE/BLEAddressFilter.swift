@@ -24,11 +24,13 @@ public struct BLEAddressFilter: Hashable, Sendable, CustomStringConvertible {
         self.kind = kind
     }
 
+    /// A filter for exactly `address`; `anyKind` drops its type so either kind matches.
     public init(_ address: BLEAddress, anyKind: Bool = false) {
         bytes = address.bytes
         kind = anyKind ? nil : address.kind
     }
 
+    /// True for an address with these bytes, and this type when the filter has one.
     public func matches(_ address: BLEAddress) -> Bool {
         address.bytes == bytes && (kind == nil || kind == address.kind)
     }

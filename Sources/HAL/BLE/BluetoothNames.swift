@@ -13,13 +13,17 @@
 public struct BluetoothNames: Sendable {
     /// One named UUID. `profile` says whose name it is when it is not the SIG's (`mirror`).
     public struct Entry: Sendable, Hashable {
+        /// The UUID being named.
         public var uuid: BluetoothUUID
+        /// The name shown in place of the UUID, spelled as its document spells it.
         public var name: String
+        /// The profile the name belongs to (`mirror`); nil for the SIG's own names.
         public var profile: String?
         /// Whether the name says whose it is by itself (a profile's service, `Body-scan Mirror`),
         /// so ``BluetoothNames/qualifiedName(of:)`` does not prefix the profile.
         public var standsAlone: Bool
 
+        /// Builds an entry; without a profile it is a SIG name.
         public init(uuid: BluetoothUUID, name: String, profile: String? = nil, standsAlone: Bool = false) {
             self.uuid = uuid
             self.name = name

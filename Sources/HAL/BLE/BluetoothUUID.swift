@@ -7,8 +7,10 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
     /// Bluetooth Base UUID `00000000-0000-1000-8000-00805F9B34FB`.
     static let baseTail: [UInt8] = [0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0x80, 0x5F, 0x9B, 0x34, 0xFB]
 
+    /// A SIG UUID from its 16-bit alias (`0x181D`), placed on the Bluetooth base UUID.
     public init(_ short: UInt16) { self.init(uint32: UInt32(short)) }
 
+    /// A SIG UUID from its 32-bit alias, placed on the Bluetooth base UUID.
     public init(uint32 value: UInt32) {
         bytes = [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
             + Self.baseTail
@@ -77,6 +79,7 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
         return [h[0..<4], h[4..<6], h[6..<8], h[8..<10], h[10..<16]].map { $0.joined() }.joined(separator: "-")
     }
 
+    /// Orders by the 128-bit value, so lists of UUIDs print in a stable order.
     public static func < (lhs: BluetoothUUID, rhs: BluetoothUUID) -> Bool {
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
     }

@@ -1,15 +1,21 @@
 /// One peripheral seen while discovering: enough to show it in a list and to connect to it.
 public struct DiscoveredDevice: Hashable, Sendable, Identifiable {
+    /// The peripheral's address and its type, which is what `connect(to:)` needs.
     public var address: BLEAddress
+    /// Received signal strength in dBm at the time of this report; nearer devices read higher.
     public var rssi: Int8
+    /// Everything the peripheral advertised so far, scan responses merged in.
     public var advertisement: Advertisement
 
+    /// Builds one sighting as a transport reports it.
     public init(address: BLEAddress, rssi: Int8, advertisement: Advertisement) {
         self.address = address
         self.rssi = rssi
         self.advertisement = advertisement
     }
 
+    /// The address, so lists keep one row per peripheral as its reports change.
     public var id: BLEAddress { address }
+    /// The advertised local name, or nil for a device that gives none.
     public var name: String? { advertisement.localName }
 }

@@ -5,6 +5,7 @@
 /// `gatt --read`'s values) write bytes. Hand-rolled rather than `String(format:)`, which goes
 /// through Foundation and varargs for every byte.
 public enum Hex {
+    /// Which case the digits A to F are written in: upper for codes and handles, lower for dumped bytes.
     public enum Letters: Sendable { case upper, lower }
 
     private static let upperDigits = Array("0123456789ABCDEF".utf8)

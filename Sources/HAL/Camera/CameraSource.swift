@@ -11,14 +11,20 @@ public protocol CameraSource: Sendable {
 
 /// One luminance plane; `stride` may exceed `width` when the device pads its rows.
 public struct GrayFrame: Sendable, Hashable {
+    /// Visible pixels per row.
     public var width: Int
+    /// Number of rows.
     public var height: Int
+    /// Bytes from the start of one row to the next; readers must step by this, not by `width`.
     public var stride: Int
+    /// One byte of luminance per pixel, row after row, each row starting `stride` bytes after the last.
     public var pixels: [UInt8]
     /// Time since the stream started, from the device or the file's frame rate.
     public var timestamp: Duration
+    /// The frame's number in its stream, carried through to `DecodedFrame` so codes can be traced to frames.
     public var sequence: UInt64
 
+    /// Builds a frame; a nil `stride` means the rows are packed (stride equals width).
     public init(width: Int, height: Int, stride: Int? = nil, pixels: [UInt8], timestamp: Duration, sequence: UInt64) {
         self.width = width
         self.height = height
@@ -31,14 +37,18 @@ public struct GrayFrame: Sendable, Hashable {
 
 /// What a camera says it is: the contract's `cameras` entry.
 public struct CameraInfo: Hashable, Sendable {
+    /// The device URI the camera was opened by, e.g. `v4l2:/dev/video0` or `sim:camera`.
     public var uri: String
+    /// The human name the device gives itself (QUERYCAP's card), shown to the person at the bench.
     public var card: String
     /// The kernel driver QUERYCAP names (e.g. `uvcvideo`), or `file` / `fake`.
     public var driver: String
+    /// Every pixel format the device offers, with the sizes it offers each in.
     public var formats: [PixelFormatInfo]
     /// What survives a replug: QUERYCAP's bus info, the USB port and serial number behind the node.
     public var identity: DeviceIdentity
 
+    /// Builds the description; identity defaults to unknown for sources with nothing to survive a replug.
     public init(uri: String, card: String, driver: String, formats: [PixelFormatInfo], identity: DeviceIdentity = .unknown) {
         self.uri = uri
         self.card = card
@@ -48,11 +58,14 @@ public struct CameraInfo: Hashable, Sendable {
     }
 }
 
+/// One pixel format a camera offers and the frame sizes it can deliver in it.
 public struct PixelFormatInfo: Hashable, Sendable {
     /// Four characters, e.g. `YUYV`, `MJPG`, `GREY`.
     public var fourcc: String
+    /// The frame sizes the device lists for this format.
     public var sizes: [FrameSize]
 
+    /// Builds the entry as the device enumerated it.
     public init(fourcc: String, sizes: [FrameSize]) {
         self.fourcc = fourcc
         self.sizes = sizes
@@ -96,6 +109,7 @@ public enum CameraError: Error, Hashable, Sendable, CustomStringConvertible {
     case badFile(String)
     case io(String)
 
+    /// The words a person reads in messages and reports, naming the device where there is one.
     public var description: String {
         switch self {
         case .notFound(let path): "camera \(path) not found"

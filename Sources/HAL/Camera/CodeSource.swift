@@ -1,8 +1,11 @@
 /// One symbol (a QR code) found in a frame: its exact bytes, as the code carries them.
 public struct DecodedSymbol: Hashable, Sendable {
+    /// The payload exactly as decoded, which may not be text; compare these, not `text`.
     public var bytes: [UInt8]
 
+    /// Wraps bytes a decoder found.
     public init(bytes: [UInt8]) { self.bytes = bytes }
+    /// Builds a symbol carrying this text as UTF-8, handy for fakes and tests.
     public init(text: String) { self.bytes = Array(text.utf8) }
 
     /// The bytes as text when they are valid UTF-8 (VB1 codes always are).
@@ -11,10 +14,14 @@ public struct DecodedSymbol: Hashable, Sendable {
 
 /// Every symbol found in one frame.
 public struct DecodedFrame: Hashable, Sendable {
+    /// The number of the camera frame the symbols came from.
     public var sequence: UInt64
+    /// When that frame was taken, as time since the stream started.
     public var timestamp: Duration
+    /// The symbols found; empty when the frame held none.
     public var symbols: [DecodedSymbol]
 
+    /// Builds a decoded frame from a frame's number, time and symbols.
     public init(sequence: UInt64, timestamp: Duration, symbols: [DecodedSymbol]) {
         self.sequence = sequence
         self.timestamp = timestamp

@@ -15,6 +15,7 @@ public struct CameraCassette: Hashable, Sendable {
     /// Each recorded frame's time (from the stream's start) and sequence number, in order.
     public var times: [FrameTime]
 
+    /// Builds a camera section; no `frames` and no `times` is a camera that was opened but gave no frame.
     public init(info: CameraInfo, busInfo: String? = nil, frames: FrameFile? = nil, times: [FrameTime] = []) {
         self.info = info
         self.busInfo = busInfo
@@ -25,11 +26,16 @@ public struct CameraCassette: Hashable, Sendable {
     /// The Y4M file beside the cassette: its name (in the cassette's directory, never a path),
     /// its exact size, and the picture size, all checked before a replay trusts it.
     public struct FrameFile: Hashable, Sendable {
+        /// The file's name in the cassette's directory; never a path, so a cassette cannot point elsewhere.
         public var name: String
+        /// The file's exact size in bytes; a replay refuses a file of any other size.
         public var bytes: Int
+        /// Picture width in pixels, which the Y4M header must agree with.
         public var width: Int
+        /// Picture height in pixels, which the Y4M header must agree with.
         public var height: Int
 
+        /// Builds the description of a frame file.
         public init(name: String, bytes: Int, width: Int, height: Int) {
             self.name = name
             self.bytes = bytes
@@ -38,10 +44,14 @@ public struct CameraCassette: Hashable, Sendable {
         }
     }
 
+    /// When one recorded frame arrived and its number, so a replay hands out frames at the same pace.
     public struct FrameTime: Hashable, Sendable {
+        /// Time from the start of the stream.
         public var at: Duration
+        /// The frame's sequence number as the camera gave it.
         public var sequence: UInt64
 
+        /// Builds one frame's time.
         public init(at: Duration, sequence: UInt64) {
             self.at = at
             self.sequence = sequence
@@ -56,6 +66,7 @@ public struct CameraCassette: Hashable, Sendable {
         public static let frameFileBytes = 1 << 30
         /// Formats, and sizes per format, in an identity.
         public static let formats = 256
+        /// Most sizes listed for one format.
         public static let sizesPerFormat = 256
         /// The longest card, driver or bus text (QUERYCAP's fields are 32 bytes; files name longer cards).
         public static let textBytes = 256

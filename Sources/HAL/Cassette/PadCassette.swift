@@ -7,11 +7,14 @@ public struct PadCassette: Hashable, Sendable {
     public var uri: String
     /// The driver that drove it (`evdev-rumble`, `xbox360`, `log`).
     public var driver: String
+    /// The name the device gave itself, shown when the replay is reported.
     public var name: String
     /// A serial number or Bluetooth address the device reports (evdev's `uniq`): `--anonymize` replaces it.
     public var serial: String?
+    /// Every cue played while recording, in the order they were asked for.
     public var cues: [Cue]
 
+    /// Builds a pad section; an empty `cues` is a recording in which nothing was played yet.
     public init(uri: String, driver: String, name: String, serial: String? = nil, cues: [Cue] = []) {
         self.uri = uri
         self.driver = driver
@@ -20,13 +23,16 @@ public struct PadCassette: Hashable, Sendable {
         self.cues = cues
     }
 
+    /// One cue as it was played: its name, when, and the commands the pad was sent for it.
     public struct Cue: Hashable, Sendable {
         /// The cue's name (`HapticCue.rawValue`).
         public var name: String
         /// When it was asked for, from the recording's start.
         public var at: Duration
+        /// The commands the cue turned into, in the order they were sent.
         public var commands: [TimedCommand]
 
+        /// Builds a cue; commands are appended as the scheduler sends them.
         public init(name: String, at: Duration, commands: [TimedCommand] = []) {
             self.name = name
             self.at = at
@@ -34,11 +40,14 @@ public struct PadCassette: Hashable, Sendable {
         }
     }
 
+    /// One command sent to the pad and when, relative to the start of its cue.
     public struct TimedCommand: Hashable, Sendable {
         /// From the cue's start: the pattern's timing, which is what a replay checks.
         public var at: Duration
+        /// What the pad was told to do.
         public var command: Command
 
+        /// Builds a timed command.
         public init(at: Duration, command: Command) {
             self.at = at
             self.command = command
@@ -48,9 +57,13 @@ public struct PadCassette: Hashable, Sendable {
     /// The commands every pad understands (`RumbleActuator`).
     public typealias Command = ActuatorCommand
 
+    /// Caps on what a pad section may hold, so a damaged or hostile cassette cannot exhaust memory.
     public enum Limits {
+        /// Most cues on one pad: the recorder counts later ones as dropped, the reader refuses more.
         public static let cues = 4096
+        /// Most commands in one cue, handled the same way: dropped when recording, refused when reading.
         public static let commandsPerCue = 256
+        /// Longest text for a pad section's fields, in UTF-8 bytes; the same 256 as the camera sections.
         public static let textBytes = 256
     }
 

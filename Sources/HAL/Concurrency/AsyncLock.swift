@@ -5,8 +5,10 @@ import Synchronization
 public final class AsyncLock: Sendable {
     private let state = Mutex<(held: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
+    /// Creates the lock free.
     public init() {}
 
+    /// Waits, without blocking a thread, until the lock is ours; pair every call with `release()`.
     public func acquire() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = state.withLock { s -> Bool in

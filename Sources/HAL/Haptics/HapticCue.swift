@@ -3,25 +3,32 @@
 public enum HapticCue: String, CaseIterable, Hashable, Sendable {
     case lightImpact, mediumImpact, selection, success, warning, error
 
+    /// How this cue feels: its entry in `HapticPattern.table` (no pulses if it were ever missing).
     public var pattern: HapticPattern { HapticPattern.table[self] ?? HapticPattern(pulses: []) }
 }
 
 /// One motor pulse: a strength from 0 (a pause) to 1, held for `duration`.
 public struct HapticPulse: Hashable, Sendable {
+    /// 0 for a pause up to 1 for full power; `init` clamps anything outside that.
     public var strength: Double
+    /// How long the pulse is held before the next one starts.
     public var duration: Duration
 
+    /// Builds a pulse, clamping `strength` into 0...1.
     public init(strength: Double, duration: Duration) {
         self.strength = min(max(strength, 0), 1)
         self.duration = duration
     }
 
+    /// A gap of `duration` with the motors off, for the rhythm between pulses.
     public static func pause(_ duration: Duration) -> HapticPulse { HapticPulse(strength: 0, duration: duration) }
 }
 
 /// A light colour for pads with a light bar or LEDs.
 public struct IndicatorColor: Hashable, Sendable {
+    /// The colour's red, green and blue components, 0 to 255 each.
     public var red: UInt8, green: UInt8, blue: UInt8
+    /// Builds a colour from its three components.
     public init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green
@@ -31,14 +38,18 @@ public struct IndicatorColor: Hashable, Sendable {
 
 /// The pulses of one cue, played in order, and the colour shown while it plays.
 public struct HapticPattern: Hashable, Sendable {
+    /// The pulses, back to back; pauses are pulses of strength 0.
     public var pulses: [HapticPulse]
+    /// The light shown while the cue plays; nil leaves the pad's light as it is.
     public var indicator: IndicatorColor?
 
+    /// Builds a pattern; without an indicator the cue is felt only.
     public init(pulses: [HapticPulse], indicator: IndicatorColor? = nil) {
         self.pulses = pulses
         self.indicator = indicator
     }
 
+    /// How long the cue takes from first pulse to last, pauses included.
     public var totalDuration: Duration { pulses.reduce(.zero) { $0 + $1.duration } }
 
     /// The one table. Impacts are single short taps of rising strength; outcomes are rhythms

@@ -9,9 +9,11 @@ public protocol HapticSink: Sendable {
 }
 
 extension HapticSink {
+    /// Sinks with nothing to let go of need not write `close`.
     public func close() async {}
 }
 
+/// Why a haptic device could not be opened or stopped working, in words a person can act on.
 public enum HapticError: Error, Hashable, Sendable, CustomStringConvertible {
     case disappeared(String)
     /// Nothing at that address: the words say what was looked for and what to check.
@@ -21,6 +23,7 @@ public enum HapticError: Error, Hashable, Sendable, CustomStringConvertible {
     case unsupported(String)
     case io(String)
 
+    /// The words a person reads in messages and reports, with what to check where there is something.
     public var description: String {
         switch self {
         case .disappeared(let device): "haptic device \(device) disappeared: carrying on without haptics"

@@ -1,16 +1,22 @@
 /// Both motors of a pad at one moment. Pads carry a heavy low-frequency motor (`strong`) and a
 /// light high-frequency one (`weak`); every wire format we drive takes one byte for each.
 public struct RumbleLevel: Hashable, Sendable, CustomStringConvertible {
+    /// The heavy, low-frequency motor, 0 (off) to 255.
     public var strong: UInt8
+    /// The light, high-frequency motor, 0 (off) to 255.
     public var weak: UInt8
 
+    /// Builds a level from the two motor bytes.
     public init(strong: UInt8, weak: UInt8) {
         self.strong = strong
         self.weak = weak
     }
 
+    /// Both motors still, as sent for pauses.
     public static let off = RumbleLevel(strong: 0, weak: 0)
+    /// True when neither motor runs.
     public var isOff: Bool { strong == 0 && weak == 0 }
+    /// The words a person reads in logs and replay differences.
     public var description: String { "strong \(strong) weak \(weak)" }
 }
 
@@ -40,5 +46,6 @@ public protocol RumbleActuator: Sendable {
 }
 
 extension RumbleActuator {
+    /// Actuators that hold nothing open need not write `close`.
     public func close() {}
 }

@@ -9,18 +9,21 @@
 /// A device that disappears is reported once (the `play` that saw it throws `.disappeared`);
 /// later cues return at once, so a flow carries on without haptics.
 public actor RumbleScheduler<C: Clock>: HapticSink where C.Duration == Duration {
+    /// The actuator's name, readable without waiting on the actor.
     public nonisolated let name: String
     private let actuator: any RumbleActuator
     private let clock: C
     private var current: Task<HapticError?, Never>?
     private var gone = false
 
+    /// Plays on `actuator`, timing pulses on `clock` (a `ManualClock` in tests, the bench's clock otherwise).
     public init(_ actuator: any RumbleActuator, clock: C) {
         self.actuator = actuator
         self.clock = clock
         self.name = actuator.name
     }
 
+    /// Cancels the cue still playing and plays this one; throws `.disappeared` once if the device went away.
     public func play(_ cue: HapticCue) async throws(HapticError) {
         // A caller cancelled before it got here was already superseded: it must not cancel its successor.
         if Task.isCancelled || gone { return }

@@ -6,10 +6,14 @@ public enum DeviceSubject: Hashable, Sendable {
     case evdev(path: String, capabilities: Set<MatchRule.EvdevCapability>)
 }
 
+/// A USB device's vendor and product ID, which is what driver rules and device URIs name it by.
 public struct USBIdentity: Hashable, Sendable, CustomStringConvertible {
+    /// The vendor ID (`idVendor`), e.g. 0x045E.
     public var vendor: UInt16
+    /// The product ID (`idProduct`), e.g. 0x028E.
     public var product: UInt16
 
+    /// Builds an identity from the two IDs.
     public init(vendor: UInt16, product: UInt16) {
         self.vendor = vendor
         self.product = product

@@ -5,11 +5,14 @@ public enum DeviceKind: String, Hashable, Sendable { case scale, mirror, hapticP
 public struct DriverDescriptor: Hashable, Sendable {
     /// Stable identifier shown as `driver` in `hwprobe list` (e.g. `mi-scale`).
     public var id: String
+    /// The driver's name in words, for people reading a report.
     public var name: String
+    /// What sort of device the driver yields.
     public var kind: DeviceKind
     /// A driver claims a device when any one of its rules matches.
     public var rules: [MatchRule]
 
+    /// Builds a descriptor; a driver normally keeps one as a static constant.
     public init(id: String, name: String, kind: DeviceKind, rules: [MatchRule]) {
         self.id = id
         self.name = name
@@ -40,6 +43,7 @@ public protocol HapticPadDriver: Driver {
 }
 
 extension HapticPadDriver {
+    /// By default ignores the options and opens the pad as `openActuator(_:)` does.
     public func openActuator(_ uri: DeviceURI, options: HapticOpenOptions) throws(HapticError) -> any RumbleActuator {
         try openActuator(uri)
     }
@@ -52,5 +56,6 @@ public struct HapticOpenOptions: Hashable, Sendable {
     /// own node for the pad while we hold it.
     public var detachKernelDriver: Bool
 
+    /// Builds options; by default the kernel keeps its driver.
     public init(detachKernelDriver: Bool = false) { self.detachKernelDriver = detachKernelDriver }
 }

@@ -22,6 +22,7 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
     /// name says which family a device speaks.
     indirect case allOf([MatchRule])
 
+    /// Force-feedback features an evdev node can report, as the kernel names them.
     public enum EvdevCapability: String, Hashable, Sendable { case rumble = "FF_RUMBLE" }
 
     /// How much a match by this rule says about the device. A more specific rule wins over a
@@ -42,6 +43,7 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The rule in words, as `list` and claim reasons quote it (`manufacturer 0157`, `USB 045e:028e`).
     public var description: String {
         switch self {
         case .serviceUUID(let uuid): "service \(uuid)"

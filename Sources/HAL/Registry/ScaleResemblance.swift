@@ -8,6 +8,7 @@ public struct ScaleResemblance: Hashable, Sendable {
     /// Matches when any one rule does; the most specific matching rule across the table wins.
     public var rules: [MatchRule]
 
+    /// Builds a catalogue entry.
     public init(family: String, rules: [MatchRule]) {
         self.family = family
         self.rules = rules
@@ -23,8 +24,11 @@ public struct ScaleResemblance: Hashable, Sendable {
 
 /// A resemblance found for a device, with the rule that found it.
 public struct ScaleLikeness: Hashable, Sendable {
+    /// The catalogue entry the device resembles.
     public var resemblance: ScaleResemblance
+    /// The rule that matched, quoted in the hint as the reason.
     public var rule: MatchRule
+    /// The sentence to show the person: what the device looks like and what to do about it.
     public var hint: String { resemblance.hint(by: rule) }
 }
 

@@ -25,6 +25,7 @@ public enum ScaleError: Error, Hashable, Sendable, CustomStringConvertible {
     /// answered: without it such scales send no readings.
     case handshakeFailed(String)
 
+    /// The words a person reads in messages and reports, including what to try next.
     public var description: String {
         switch self {
         case .notFound(let what): "\(what) not found: check it is powered on and in range"

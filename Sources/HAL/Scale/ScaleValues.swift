@@ -1,5 +1,6 @@
 /// A weight as a scale reports it, already in kilograms (drivers convert pounds and jin).
 public struct WeightReading: Hashable, Sendable {
+    /// The weight in kilograms after the driver's unit conversion, whatever unit the scale displays.
     public var kilograms: Double
     /// The device's own stable flag; nil when the device has none (then two equal readings count).
     public var stable: Bool?
@@ -12,6 +13,7 @@ public struct WeightReading: Hashable, Sendable {
     /// Body composition fields when the scale measured them.
     public var bodyFatPercent: Double?
 
+    /// Builds a reading; by default a plain kilogram weight with no impedance, body fat or step-off.
     public init(kilograms: Double, stable: Bool?, displayUnit: WeightUnit = .kilograms,
                 impedanceOhms: Double? = nil, loadRemoved: Bool = false, bodyFatPercent: Double? = nil) {
         self.kilograms = kilograms
@@ -28,12 +30,18 @@ public enum WeightUnit: String, Hashable, Sendable { case kilograms = "kg", poun
 
 /// The turntable scale's state as the mirror relays it (`scale` characteristic).
 public struct ScaleStatus: Hashable, Sendable {
+    /// True when the mirror sees a turntable scale at all; the other fields mean little without it.
     public var present: Bool
+    /// True while someone stands on the scale; flows watch it fall to false to know they stepped off.
     public var occupied: Bool
+    /// True once the weight has settled, as the mirror judges it.
     public var stable: Bool
+    /// False when the scale is tilted; a scan started on an unlevel scale fails with `scaleNotLevel`.
     public var level: Bool
+    /// The weight on the scale in kilograms (0.005 kg steps on the air); 0 when nobody is on it.
     public var kilograms: Double
 
+    /// Builds a status; by default a present, empty, level scale reading zero.
     public init(present: Bool, occupied: Bool = false, stable: Bool = false, level: Bool = true, kilograms: Double = 0) {
         self.present = present
         self.occupied = occupied
@@ -53,6 +61,7 @@ public enum MirrorErrorCode: Hashable, Sendable {
     case userMoved, scaleNotLevel, sensorFault, steppedOffEarly, mirrorTimedOut, batteryLow
     case unknown(UInt8)
 
+    /// Decodes an error byte from `scanState`; codes the profile does not name become `.unknown`.
     public init(code: UInt8) {
         switch code {
         case 1: self = .userMoved
@@ -65,6 +74,7 @@ public enum MirrorErrorCode: Hashable, Sendable {
         }
     }
 
+    /// The byte this reason travels as in `scanState`, the inverse of `init(code:)`.
     public var code: UInt8 {
         switch self {
         case .userMoved: 1
@@ -77,17 +87,21 @@ public enum MirrorErrorCode: Hashable, Sendable {
         }
     }
 
+    /// One of every reason, plus an unnamed code, so tests and simulations can try them all.
     public static let allKnown: [MirrorErrorCode] =
         [.userMoved, .scaleNotLevel, .sensorFault, .steppedOffEarly, .mirrorTimedOut, .batteryLow, .unknown(0xFF)]
 }
 
+/// One `scanState` notification: where the mirror's scan has got to, and why it failed if it did.
 public struct MirrorScanStatus: Hashable, Sendable {
+    /// The step of the scan machine the mirror is in.
     public var state: MirrorScanState
     /// 0–100, meaningful in `scanning` and `processing`.
     public var progress: UInt8
     /// Set only in `error`.
     public var error: MirrorErrorCode?
 
+    /// Builds a status; progress and error default to their "not applicable" values.
     public init(state: MirrorScanState, progress: UInt8 = 0, error: MirrorErrorCode? = nil) {
         self.state = state
         self.progress = progress
@@ -99,9 +113,12 @@ public struct MirrorScanStatus: Hashable, Sendable {
 public struct Alignment: Hashable, Sendable {
     /// Degrees; negative means turn the scale left.
     public var angleDegrees: Int8
+    /// Centimetres from the mirror; the aligned rule wants 40 to 60.
     public var distanceCm: UInt8
+    /// The mirror's own verdict, which the profile says follows `isAligned(angleDegrees:distanceCm:)`.
     public var aligned: Bool
 
+    /// Builds an alignment as reported; it does not recompute `aligned` from the angle and distance.
     public init(angleDegrees: Int8, distanceCm: UInt8, aligned: Bool) {
         self.angleDegrees = angleDegrees
         self.distanceCm = distanceCm
@@ -116,13 +133,18 @@ public struct Alignment: Hashable, Sendable {
 
 /// `deviceInfo`: read once at preflight.
 public struct MirrorInfo: Hashable, Sendable {
+    /// The mirror profile version the firmware speaks; the body-scan flow stops at preflight unless it is 1.
     public var protocolVersion: UInt8
+    /// Firmware major version, so a bench run can be tied to the build it ran against.
     public var firmwareMajor: UInt8
+    /// Firmware minor version.
     public var firmwareMinor: UInt8
+    /// Firmware patch version.
     public var firmwarePatch: UInt8
     /// Percent, or nil when the mirror runs on mains (0xFF on the air).
     public var batteryPercent: UInt8?
 
+    /// Builds the info as read from `deviceInfo`.
     public init(protocolVersion: UInt8, firmwareMajor: UInt8, firmwareMinor: UInt8, firmwarePatch: UInt8,
                 batteryPercent: UInt8?) {
         self.protocolVersion = protocolVersion
@@ -135,11 +157,16 @@ public struct MirrorInfo: Hashable, Sendable {
 
 /// `result`: readable once the mirror reaches `complete`.
 public struct ScanResult: Hashable, Sendable {
+    /// The mirror's identifier for this scan, for matching the result to its logs.
     public var scanID: UInt32
+    /// The weight measured during the scan, in kilograms.
     public var kilograms: Double
+    /// Body fat from the scan as a percentage (sent in 0.1 % steps).
     public var bodyFatPercent: Double
+    /// How many points the scan captured, shown to the person when the scan completes.
     public var pointCount: UInt32
 
+    /// Builds a result as read from the `result` characteristic.
     public init(scanID: UInt32, kilograms: Double, bodyFatPercent: Double, pointCount: UInt32) {
         self.scanID = scanID
         self.kilograms = kilograms
@@ -148,6 +175,7 @@ public struct ScanResult: Hashable, Sendable {
     }
 }
 
+/// The units the mirror should show its user, sent in the `init` command.
 public enum MeasurementSystem: UInt8, Hashable, Sendable { case metric = 0, imperial = 1 }
 
 /// What a client can ask a mirror to do (`init`, `scanToken`, `control`).
@@ -159,6 +187,7 @@ public enum MirrorCommand: Hashable, Sendable {
     case abort
     case reset
 
+    /// The command's name as the mirror profile spells it, used in logs and refusal messages.
     public var name: String {
         switch self {
         case .initialize: "init"
@@ -180,6 +209,7 @@ public enum DisconnectReason: Hashable, Sendable, CustomStringConvertible {
     /// Any other reason, by its HCI code (Transports maps the codes: HAL does not speak HCI).
     case hciError(UInt8)
 
+    /// The words a person reads in messages and reports.
     public var description: String {
         switch self {
         case .remoteUserTerminated: "the device ended the connection"

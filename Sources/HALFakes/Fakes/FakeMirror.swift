@@ -7,6 +7,7 @@ import HAL
 /// on the simulated bench; this actor only carries it to a `FakeScaleConnection` and keeps one
 /// timer on the clock for the simulation's next deadline.
 public actor FakeMirror {
+    /// The behaviour this mirror plays, fixed for its lifetime.
     public let script: MirrorScript
     private let timebase: Timebase
 
@@ -16,6 +17,7 @@ public actor FakeMirror {
     /// Tells a timer that woke after being replaced that it is no longer the one.
     private var timerGeneration = 0
 
+    /// Builds an idle mirror; every timing in `script` runs on `clock`.
     public init(script: MirrorScript = MirrorScript(), clock: any Clock<Duration>) {
         self.script = script
         timebase = Timebase(clock)
@@ -24,7 +26,9 @@ public actor FakeMirror {
 
     /// Phases entered so far, for tests that check where a fault struck.
     public var phases: [MirrorPhase] { simulation.phases }
+    /// How many times a client has connected, for tests of reconnecting.
     public var connectionCount: Int { simulation.connectionCount }
+    /// The state the simulated mirror is in now, as it would report it in `scanState`.
     public var scanState: MirrorScanState { simulation.state }
     /// The link of the latest connection, for tests that check what the client wrote.
     public var currentConnection: FakeScaleConnection? { connection }

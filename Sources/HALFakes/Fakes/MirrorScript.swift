@@ -3,13 +3,19 @@ import HAL
 /// How the simulated mirror, its scale and the person using them behave: the timings of a
 /// good scan by default, and at most one injected fault.
 public struct MirrorScript: Sendable, Hashable {
+    /// The advertised local name, the one a person picks in the device list.
     public var name = "Mirror 4F2A"
+    /// The mirror's random address, fixed so scripts and recordings stay the same run to run.
     public var address = BLEAddress(bytes: [0xC0, 0xFF, 0xEE, 0x00, 0x4F, 0x2A], kind: .random)!
+    /// The serial bytes appended to the manufacturer data after the `MR` marker and protocol version.
     public var serial: [UInt8] = [0x00, 0x00, 0x4F, 0x2A]
+    /// Signal strength reported when the mirror is discovered, in dBm (a strong, nearby signal).
     public var rssi: Int8 = -48
+    /// What `readInfo()` returns; lower `batteryPercent` below 10 to have `startScan` fail with `batteryLow`.
     public var info = MirrorInfo(protocolVersion: 1, firmwareMajor: 1, firmwareMinor: 4, firmwarePatch: 2, batteryPercent: 82)
     /// After connecting, the person switches the scale on.
     public var scalePresentAfter: Duration = .milliseconds(800)
+    /// Whether the scale reports itself level once switched on; false lets a flow's level check be tried.
     public var scaleLevel = true
     /// Angle and distance readings as the person turns and slides the scale, each after a pause.
     public var alignmentSteps: [AlignmentStep] = [
@@ -17,23 +23,37 @@ public struct MirrorScript: Sendable, Hashable {
         AlignmentStep(after: .milliseconds(900), angleDegrees: -6, distanceCm: 62),
         AlignmentStep(after: .milliseconds(900), angleDegrees: -1, distanceCm: 51),
     ]
+    /// How long the mirror stays in `warmingUp` after the scan token before it is `ready`.
     public var warmUp: Duration = .seconds(3)
     /// After the mirror is ready, the person steps on; the weight settles after `settle`.
     public var stepOnAfterReady: Duration = .milliseconds(1500)
+    /// How long after stepping on the weight becomes stable; until then the scale reports 60 % of it.
     public var settle: Duration = .milliseconds(1200)
+    /// The person's settled weight, as the scale reports it once stable.
     public var kilograms = 72.35
+    /// How long progress takes from 0 to 100 in `scanning` (twenty steps of 5 %).
     public var scanDuration: Duration = .seconds(5)
+    /// How long the person waits in `stepOff` before stepping down, which starts processing.
     public var stepOffAfter: Duration = .milliseconds(1500)
+    /// How long progress takes from 0 to 100 in `processing` (ten steps of 10 %).
     public var processingDuration: Duration = .seconds(3)
+    /// What `readResult()` returns once the scan is `complete`.
     public var result = ScanResult(scanID: 40_213, kilograms: 72.35, bodyFatPercent: 18.4, pointCount: 412_388)
+    /// The one thing that goes wrong in this run; nil for a clean scan.
     public var fault: MirrorFault?
 
+    /// The default good-scan timings, with `fault` (if any) injected.
     public init(fault: MirrorFault? = nil) { self.fault = fault }
 
+    /// One position the person moves the scale to while aligning it.
     public struct AlignmentStep: Sendable, Hashable {
+        /// The pause before this position is reported, counted from the previous step.
         public var after: Duration
+        /// The angle reported, in degrees; negative means the scale must turn left.
         public var angleDegrees: Int8
+        /// The distance reported, in centimetres; 40 to 60 counts as aligned.
         public var distanceCm: UInt8
+        /// Builds one alignment step.
         public init(after: Duration, angleDegrees: Int8, distanceCm: UInt8) {
             self.after = after
             self.angleDegrees = angleDegrees
@@ -47,6 +67,7 @@ public struct MirrorScript: Sendable, Hashable {
                       manufacturerData: [0xFFFF: [0x4D, 0x52, info.protocolVersion] + serial])
     }
 
+    /// The mirror as discovery reports it, ready to hand to a fake transport or a flow.
     public var discoveredDevice: DiscoveredDevice {
         DiscoveredDevice(address: address, rssi: rssi, advertisement: advertisement)
     }

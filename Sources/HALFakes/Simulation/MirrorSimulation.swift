@@ -24,16 +24,24 @@ public struct MirrorSimulation: Sendable {
         case silenced
     }
 
+    /// The timings, person and fault this simulation plays, fixed for its life.
     public let script: MirrorScript
 
+    /// The mirror's scan state now; `idle` at the start of every session.
     public private(set) var state = MirrorScanState.idle
+    /// Progress through `scanning` or `processing`, 0 to 100.
     public private(set) var progress: UInt8 = 0
+    /// Why the scan failed, while the state is `error`; nil otherwise.
     public private(set) var errorCode: MirrorErrorCode?
+    /// The turntable scale as the mirror would report it; not present until the person switches it on.
     public private(set) var scale = ScaleStatus(present: false)
+    /// The latest angle and distance reported; unaligned until the script's steps reach the aligned range.
     public private(set) var alignment = Alignment(angleDegrees: 0, distanceCm: 0, aligned: false)
+    /// Whether `init` was written this session; the scan token is refused until it is.
     public private(set) var initialized = false
     /// Phases entered since the latest connection, for tests that check where a fault struck.
     public private(set) var phases: [MirrorPhase] = []
+    /// How many times a central has connected over the simulation's life.
     public private(set) var connectionCount = 0
     /// Whether a central is connected, as far as the mirror knows.
     public private(set) var isConnected = false
@@ -61,6 +69,7 @@ public struct MirrorSimulation: Sendable {
 
     private enum TickDone: Sendable { case stepOff, complete }
 
+    /// A mirror that nobody has connected to yet, playing `script`.
     public init(script: MirrorScript = MirrorScript()) {
         self.script = script
     }

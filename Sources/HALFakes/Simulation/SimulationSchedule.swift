@@ -12,15 +12,19 @@ public struct SimulationSchedule<Action: Sendable>: Sendable {
         var action: Action
     }
 
+    /// Most timers held at once (at least 1); `add` refuses beyond it.
     public let capacity: Int
     private var entries: [Entry] = []
     private var nextSequence: UInt64 = 0
 
+    /// An empty schedule; 64 timers is far more than the mirror ever needs at once.
     public init(capacity: Int = 64) {
         self.capacity = max(1, capacity)
     }
 
+    /// Timers still pending.
     public var count: Int { entries.count }
+    /// True when nothing is pending, so the device will do nothing more by itself.
     public var isEmpty: Bool { entries.isEmpty }
 
     /// The earliest deadline, if anything is scheduled.
@@ -56,6 +60,7 @@ public struct SimulationSchedule<Action: Sendable>: Sendable {
         return (entry.action, entry.deadline)
     }
 
+    /// Cancels every pending timer, as when a session is abandoned.
     public mutating func removeAll() {
         entries.removeAll()
     }

@@ -3,12 +3,19 @@ import Synchronization
 /// A clock that moves only when a test says so, so flows with multi-second deadlines run in
 /// microseconds and every timeline is exactly repeatable.
 public final class ManualClock: Clock, Sendable {
+    /// A point on the manual timeline, as the time since the clock was created.
     public struct Instant: InstantProtocol, CustomStringConvertible {
+        /// How far past the clock's start this instant is.
         public var offset: Duration
+        /// The instant `offset` after the clock's start.
         public init(offset: Duration) { self.offset = offset }
+        /// The instant `duration` later (earlier when negative).
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// How long from this instant to `other`; negative when `other` is earlier.
         public func duration(to other: Instant) -> Duration { other.offset - offset }
+        /// Earlier instants order first.
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        /// `t+1.5 seconds`: the offset, for readable test failures.
         public var description: String { "t+\(offset)" }
     }
 
@@ -28,9 +35,12 @@ public final class ManualClock: Clock, Sendable {
 
     private let state = Mutex(State())
 
+    /// A clock standing at zero with nobody asleep on it.
     public init() {}
 
+    /// Where the test last moved time to; it never moves by itself.
     public var now: Instant { state.withLock { $0.now } }
+    /// Zero: the clock keeps exact time, to the attosecond.
     public var minimumResolution: Duration { .zero }
 
     /// How many sleeps have begun and ended so far: a test that sees these counts and the
@@ -43,6 +53,7 @@ public final class ManualClock: Clock, Sendable {
     /// The earliest deadline anyone sleeps until.
     public var nextDeadline: Instant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
 
+    /// Suspends until a test advances time to `deadline` (returns at once if it has passed); honours cancellation.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let id = state.withLock { s -> UInt64 in
@@ -74,6 +85,7 @@ public final class ManualClock: Clock, Sendable {
         advance(to: now.advanced(by: duration))
     }
 
+    /// Moves time to `instant` (never backwards) and wakes every sleeper now due, earliest first.
     public func advance(to instant: Instant) {
         let due = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
             if instant > s.now { s.now = instant }
