@@ -5,7 +5,9 @@
 /// Sans-IO: fed PDUs and completions, it returns the fragments to write. Every queue is bounded
 /// (a full one refuses, it never grows), and credits never exceed the buffers the controller has.
 @_spi(Fuzzing) public struct ACLScheduler: Sendable {
+    /// Most bytes of a PDU one fragment carries: the controller's ACL data packet length (LE buffer if it has one).
     public let fragmentLength: Int
+    /// How many ACL packets the controller can buffer at once; credits never rise above it.
     public let bufferCount: Int
     /// Buffers free in the controller now.
     public private(set) var credits: Int
@@ -19,18 +21,22 @@
     /// What one link may have waiting; a caller beyond it gets `.queueFull` and may try again.
     public static let maximumQueuedBytes = 64 * 1024
 
+    /// Why a PDU was refused: the link was never opened here, or its queue is already at `maximumQueuedBytes`.
     public enum Failure: Error, Equatable { case unknownLink, queueFull }
 
+    /// Starts with every controller buffer free; values below 1 are raised to 1 so the scheduler always makes progress.
     public init(fragmentLength: Int, bufferCount: Int) {
         self.fragmentLength = max(1, fragmentLength)
         self.bufferCount = max(1, bufferCount)
         credits = max(1, bufferCount)
     }
 
+    /// Registers a new connection handle so PDUs may be queued on it; opening a link twice keeps its count.
     public mutating func open(_ handle: UInt16) {
         inFlight[handle] = inFlight[handle] ?? 0
     }
 
+    /// The handles currently open, for the host to check a link is known before queuing on it.
     public var links: Set<UInt16> { Set(inFlight.keys) }
 
     /// Queues one L2CAP PDU (header included) on `handle`; returns the fragments to write now.

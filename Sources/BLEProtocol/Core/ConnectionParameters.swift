@@ -6,12 +6,14 @@
 @_spi(Fuzzing) public struct ConnectionParameters: Hashable, Sendable {
     /// In units of 1.25 ms.
     public var minInterval: UInt16
+    /// In units of 1.25 ms; at least `minInterval`.
     public var maxInterval: UInt16
     /// Connection events the peripheral may skip.
     public var latency: UInt16
     /// In units of 10 ms.
     public var supervisionTimeout: UInt16
 
+    /// Builds the parameters as received, unchecked; ask `problem` before accepting them.
     public init(minInterval: UInt16, maxInterval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
         self.minInterval = minInterval
         self.maxInterval = maxInterval
@@ -19,8 +21,11 @@
         self.supervisionTimeout = supervisionTimeout
     }
 
+    /// Connection interval limits in 1.25 ms units: 7.5 ms to 4 s.
     public static let intervalRange: ClosedRange<UInt16> = 0x0006...0x0C80
+    /// Peripheral latency limits in connection events: 0 to 499.
     public static let latencyRange: ClosedRange<UInt16> = 0...0x01F3
+    /// Supervision timeout limits in 10 ms units: 100 ms to 32 s.
     public static let timeoutRange: ClosedRange<UInt16> = 0x000A...0x0C80
 
     /// Why these parameters are refused, or nil when they are acceptable.

@@ -15,14 +15,18 @@
     /// Sent and not yet answered; `id` nil once nobody waits for the answer.
     private var sent: [(id: Int?, opcode: UInt16)] = []
 
+    /// Starts with one credit: the host may send one command before the controller grants more (Vol 4 Part E §4.4).
     public init() {}
 
     /// More waiting than this is a host bug or a runaway caller, not a queue to grow.
     public static let maximumWaiting = 128
 
+    /// `submit` refuses once `maximumWaiting` commands are queued, so a runaway caller cannot grow memory.
     public enum Failure: Error, Equatable { case queueFull }
 
+    /// Commands queued behind the credits and not yet written.
     public var waitingCount: Int { waiting.count }
+    /// Commands written and not yet answered, including abandoned ones whose answer will still carry a credit.
     public var inFlightCount: Int { sent.count }
 
     /// Queues `command` for `id` (nil when nobody waits for its answer); returns what may be

@@ -9,11 +9,14 @@ public struct ACLPacket: Hashable, Sendable {
 
     /// The 12-bit connection handle.
     public var handle: UInt16
+    /// Tells the reassembler whether this chunk starts a new L2CAP PDU or extends the one in progress.
     public var boundary: Boundary
     /// The 2-bit Broadcast flag; always 0 on LE.
     public var broadcast: UInt8
+    /// The L2CAP bytes this chunk carries, at most 65535 (the header's 16-bit length).
     public var data: [UInt8]
 
+    /// Builds a chunk; `broadcast` defaults to 0, the only value LE allows.
     public init(handle: UInt16, boundary: Boundary, broadcast: UInt8 = 0, data: [UInt8]) {
         self.handle = handle
         self.boundary = boundary

@@ -10,6 +10,7 @@ public struct ACLReassembler: Sendable {
     /// Fragments and PDUs thrown away (each case above counts once).
     public private(set) var dropped = 0
 
+    /// Starts with no PDU in progress on any link.
     public init() {}
 
     /// Links with a PDU in progress.

@@ -2,12 +2,19 @@ import HAL
 
 /// Names for ATT error codes (Vol 3 Part F §3.4.1.1, Supplement Part B for the common profile codes).
 public enum ATTErrorCode {
+    /// The request named a handle the server does not have (or handle 0).
     public static let invalidHandle: UInt8 = 0x01
+    /// The attribute exists but may not be read.
     public static let readNotPermitted: UInt8 = 0x02
+    /// The attribute exists but may not be written; our simulated peripherals send it for writes to read-only values.
     public static let writeNotPermitted: UInt8 = 0x03
+    /// The request was malformed: a server's answer to a PDU it cannot parse.
     public static let invalidPDU: UInt8 = 0x04
+    /// The server does not implement this request.
     public static let requestNotSupported: UInt8 = 0x06
+    /// Nothing in the requested handle range: the normal end of a discovery procedure, not a failure.
     public static let attributeNotFound: UInt8 = 0x0A
+    /// The server could not complete the request for a reason no other code covers.
     public static let unlikelyError: UInt8 = 0x0E
 
     /// The code's name, e.g. `Attribute Not Found`; application and reserved codes say which they are.

@@ -26,27 +26,49 @@ public enum ATTPDU: Hashable, Sendable {
     case handleValueConfirmation
     case unknown(opcode: UInt8, parameters: [UInt8])
 
+    /// The opcode bytes of the PDUs this enum parses (Core Vol 3 Part F §3.4.8), for matching without building a PDU.
     public enum Opcode {
+        /// A request failed; carries the failed request's opcode, the handle and the error code.
         public static let errorResponse: UInt8 = 0x01
+        /// The client tells the server its receive MTU, once per link.
         public static let exchangeMTURequest: UInt8 = 0x02
+        /// The server's receive MTU; the link then uses the smaller of the two.
         public static let exchangeMTUResponse: UInt8 = 0x03
+        /// Asks for the handles and types in a range, for descriptor discovery.
         public static let findInformationRequest: UInt8 = 0x04
+        /// Answers Find Information with handle–type pairs.
         public static let findInformationResponse: UInt8 = 0x05
+        /// Finds attributes of a 16-bit type with a given value, e.g. a primary service by UUID.
         public static let findByTypeValueRequest: UInt8 = 0x06
+        /// Answers Find By Type Value with handle ranges.
         public static let findByTypeValueResponse: UInt8 = 0x07
+        /// Reads every attribute of one type in a range, e.g. characteristic declarations.
         public static let readByTypeRequest: UInt8 = 0x08
+        /// Answers Read By Type with handle–value pairs of one length.
         public static let readByTypeResponse: UInt8 = 0x09
+        /// Reads one attribute value by handle.
         public static let readRequest: UInt8 = 0x0A
+        /// Answers Read Request with the value, cut to the ATT MTU.
         public static let readResponse: UInt8 = 0x0B
+        /// Reads a value from an offset, for values longer than one Read Response holds.
         public static let readBlobRequest: UInt8 = 0x0C
+        /// Answers Read Blob with the part of the value from the offset.
         public static let readBlobResponse: UInt8 = 0x0D
+        /// Reads grouping attributes of one type in a range, e.g. primary services.
         public static let readByGroupTypeRequest: UInt8 = 0x10
+        /// Answers Read By Group Type with handle, group end and value entries.
         public static let readByGroupTypeResponse: UInt8 = 0x11
+        /// Writes a value and waits for the server to confirm.
         public static let writeRequest: UInt8 = 0x12
+        /// Confirms a Write Request; carries nothing.
         public static let writeResponse: UInt8 = 0x13
+        /// Writes a value with no response; the command bit (0x40) is set.
         public static let writeCommand: UInt8 = 0x52
+        /// A server-sent value the client does not acknowledge.
         public static let handleValueNotification: UInt8 = 0x1B
+        /// A server-sent value the client must confirm before the server sends another.
         public static let handleValueIndication: UInt8 = 0x1D
+        /// The client's acknowledgement of an indication.
         public static let handleValueConfirmation: UInt8 = 0x1E
     }
 
@@ -84,6 +106,7 @@ public enum ATTPDU: Hashable, Sendable {
     /// Answers a request, successfully or with an Error Response.
     public var isResponse: Bool { Self.responseOpcodes.contains(opcode) }
 
+    /// The first byte on the wire, which says what the PDU is; `unknown` keeps the byte it was parsed with.
     public var opcode: UInt8 {
         switch self {
         case .errorResponse: Opcode.errorResponse

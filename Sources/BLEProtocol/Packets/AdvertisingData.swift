@@ -5,19 +5,33 @@ import HAL
 public enum AdvertisingData {
     /// AD type codes this host reads.
     public enum ADType {
+        /// Discoverable mode and BR/EDR support bits; `encode` writes it first.
         public static let flags: UInt8 = 0x01
+        /// Some of the device's 16-bit service UUIDs; parsed like the complete list.
         public static let incomplete16BitUUIDs: UInt8 = 0x02
+        /// All of the device's 16-bit service UUIDs; how scales usually say what they are.
         public static let complete16BitUUIDs: UInt8 = 0x03
+        /// Some of the device's 32-bit service UUIDs.
         public static let incomplete32BitUUIDs: UInt8 = 0x04
+        /// All of the device's 32-bit service UUIDs.
         public static let complete32BitUUIDs: UInt8 = 0x05
+        /// Some of the device's 128-bit service UUIDs.
         public static let incomplete128BitUUIDs: UInt8 = 0x06
+        /// All of the device's 128-bit service UUIDs, e.g. a vendor's own service.
         public static let complete128BitUUIDs: UInt8 = 0x07
+        /// A name cut to fit; a complete name in the same data wins over it.
         public static let shortenedLocalName: UInt8 = 0x08
+        /// The device's full name.
         public static let completeLocalName: UInt8 = 0x09
+        /// The transmit power in dBm, signed, for estimating path loss.
         public static let txPowerLevel: UInt8 = 0x0A
+        /// Service data under a 16-bit UUID, e.g. a broadcast weight reading.
         public static let serviceData16: UInt8 = 0x16
+        /// Service data under a 32-bit UUID.
         public static let serviceData32: UInt8 = 0x20
+        /// Service data under a 128-bit UUID.
         public static let serviceData128: UInt8 = 0x21
+        /// Vendor data after a 16-bit company identifier (little-endian).
         public static let manufacturerSpecific: UInt8 = 0xFF
     }
 

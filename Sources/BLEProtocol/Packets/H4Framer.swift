@@ -6,6 +6,7 @@ public enum H4Error: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownPacketType(UInt8)
     case oversized(type: UInt8, length: Int)
 
+    /// The words a person reads in messages and logs, including what to do about the lost sync.
     public var description: String {
         switch self {
         case .unknownPacketType(let type):
@@ -29,12 +30,15 @@ public struct H4Framer: Sendable {
     /// SDU fragment, so only a lost sync reaches it; it also bounds how much the framer ever holds.
     public static let defaultMaximumPayloadLength = 8192
 
+    /// The largest payload length this framer believes; a larger one is taken as lost sync. Never below 255.
     public let maximumPayloadLength: Int
     private var buffer: [UInt8] = []
     private var failure: H4Error?
 
+    /// A framer with `defaultMaximumPayloadLength`, for real transports.
     public init() { self.init(maximumPayloadLength: Self.defaultMaximumPayloadLength) }
 
+    /// A framer with a custom limit, e.g. a small one in tests; values below 255 are raised to 255.
     public init(maximumPayloadLength: Int) {
         self.maximumPayloadLength = max(255, maximumPayloadLength)
     }

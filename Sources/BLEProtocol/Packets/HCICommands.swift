@@ -5,6 +5,7 @@ import HAL
 extension HCICommand {
     // MARK: Controller and baseband (OGF 0x03)
 
+    /// Puts the controller in a known state; the host's first command on every open (Core Vol 4 Part E §7.3.2).
     public static let reset = HCICommand(opcode: 0x0C03)
 
     /// Which events the controller may send; bit 61 (LE Meta) must be set for any LE event.
@@ -19,26 +20,35 @@ extension HCICommand {
 
     // MARK: Informational (OGF 0x04)
 
+    /// Asks the controller's HCI and LMP versions and manufacturer, for logs and probes.
     public static let readLocalVersionInformation = HCICommand(opcode: 0x1001)
+    /// Asks the LMP feature bits; the host sends it during setup but does not rely on the answer.
     public static let readLocalSupportedFeatures = HCICommand(opcode: 0x1003)
+    /// Asks the shared ACL buffer size, the fallback when the controller has no separate LE buffers.
     public static let readBufferSize = HCICommand(opcode: 0x1005)
+    /// Asks the controller's public address; all zeros means it has none.
     public static let readBDADDR = HCICommand(opcode: 0x1009)
 
     // MARK: Link control (OGF 0x01)
 
+    /// Ends a connection; the reason is an HCI error code such as 0x13 Remote User Terminated Connection.
     public static func disconnect(handle: UInt16, reason: UInt8) -> HCICommand {
         HCICommand(opcode: 0x0406, parameters: LittleEndian.u16(handle & 0x0FFF) + [reason])
     }
 
     // MARK: LE controller (OGF 0x08)
 
+    /// Which LE Meta subevents the controller may send; the host enables only those it handles.
     public static func leSetEventMask(_ mask: UInt64) -> HCICommand {
         HCICommand(opcode: 0x2001, parameters: LittleEndian.u64(mask))
     }
 
+    /// Asks the LE ACL buffer length and count, which size the ACL scheduler when non-zero.
     public static let leReadBufferSize = HCICommand(opcode: 0x2002)
+    /// Asks the controller's LE feature bits (e.g. whether it supports the remote parameter request).
     public static let leReadLocalSupportedFeatures = HCICommand(opcode: 0x2003)
 
+    /// Sets the random address the controller uses when own address type is 1 (random).
     public static func leSetRandomAddress(_ address: BLEAddress) -> HCICommand {
         HCICommand(opcode: 0x2005, parameters: address.littleEndianBytes)
     }
@@ -50,6 +60,7 @@ extension HCICommand {
                    + LittleEndian.u16(window) + [ownAddressType, filterPolicy])
     }
 
+    /// Starts or stops scanning; `filterDuplicates` asks the controller to report each advertiser once.
     public static func leSetScanEnable(_ enable: Bool, filterDuplicates: Bool) -> HCICommand {
         HCICommand(opcode: 0x200C, parameters: [enable ? 1 : 0, filterDuplicates ? 1 : 0])
     }
@@ -70,8 +81,10 @@ extension HCICommand {
         return HCICommand(opcode: 0x200D, parameters: p)
     }
 
+    /// Stops a pending LE Create Connection; the controller then reports it failed (Unknown Connection Identifier).
     public static let leCreateConnectionCancel = HCICommand(opcode: 0x200E)
 
+    /// Asks the controller to change a link's parameters; same units as `leCreateConnection`.
     public static func leConnectionUpdate(handle: UInt16, minInterval: UInt16, maxInterval: UInt16,
                                           latency: UInt16, supervisionTimeout: UInt16) -> HCICommand {
         HCICommand(opcode: 0x2013, parameters: connectionParameters(handle, minInterval, maxInterval,

@@ -21,22 +21,35 @@ public enum HCIEvent: Hashable, Sendable {
 
     /// Event codes (Vol 4 Part E §7.7).
     public enum Code {
+        /// A link ended, or a Disconnect failed (Core Vol 4 Part E §7.7.5).
         public static let disconnectionComplete: UInt8 = 0x05
+        /// A command finished; carries its return parameters and the controller's new command credits.
         public static let commandComplete: UInt8 = 0x0E
+        /// A command was accepted (or refused) and will finish later; also carries command credits.
         public static let commandStatus: UInt8 = 0x0F
+        /// The controller hit a fault it cannot recover from; the host must reset it.
         public static let hardwareError: UInt8 = 0x10
+        /// ACL buffers the controller freed, per link, giving the host its data credits back.
         public static let numberOfCompletedPackets: UInt8 = 0x13
+        /// Wraps every LE event; the first parameter byte is the `LESubevent` code.
         public static let leMeta: UInt8 = 0x3E
     }
 
     /// LE Meta subevent codes (Vol 4 Part E §7.7.65).
     public enum LESubevent {
+        /// A legacy LE connection was made or failed.
         public static let connectionComplete: UInt8 = 0x01
+        /// Legacy advertisements and scan responses seen while scanning.
         public static let advertisingReport: UInt8 = 0x02
+        /// A link's interval, latency or timeout changed.
         public static let connectionUpdateComplete: UInt8 = 0x03
+        /// The peer asks for new connection parameters; the host must reply or refuse.
         public static let remoteConnectionParameterRequest: UInt8 = 0x06
+        /// Like Connection Complete, with the resolvable private addresses; sent when privacy is in use.
         public static let enhancedConnectionComplete: UInt8 = 0x0A
+        /// Advertisements seen with extended scanning, legacy ones included.
         public static let extendedAdvertisingReport: UInt8 = 0x0D
+        /// Enhanced Connection Complete with advertising and sync handles appended (Core 5.4 and later).
         public static let enhancedConnectionCompleteV2: UInt8 = 0x29
     }
 

@@ -8,19 +8,25 @@ public enum HCIPacketType: UInt8, Sendable {
 /// A command from host to controller: opcode (OGF in the top 6 bits, OCF in the low 10) and
 /// at most 255 parameter bytes.
 public struct HCICommand: Hashable, Sendable {
+    /// Says which command this is; also how Command Complete and Status are matched to it.
     public var opcode: UInt16
+    /// The command's parameters, little-endian, at most 255 bytes.
     public var parameters: [UInt8]
 
+    /// Builds a command from an opcode, e.g. `0x0C03` Reset; no parameters by default.
     public init(opcode: UInt16, parameters: [UInt8] = []) {
         self.opcode = opcode
         self.parameters = parameters
     }
 
+    /// Builds a command from its group and command fields, for vendor commands (OGF 0x3F).
     public init(ogf: UInt8, ocf: UInt16, parameters: [UInt8] = []) {
         self.init(opcode: UInt16(ogf & 0x3F) << 10 | (ocf & 0x03FF), parameters: parameters)
     }
 
+    /// The opcode group (6 bits): 0x01 link control, 0x03 controller, 0x08 LE, 0x3F vendor.
     public var ogf: UInt8 { UInt8(opcode >> 10) }
+    /// The command within its group (10 bits).
     public var ocf: UInt16 { opcode & 0x03FF }
 
     /// The specification's name for the opcode, or `0xFC01` for one we do not know.
@@ -35,9 +41,12 @@ public struct HCICommand: Hashable, Sendable {
 
 /// An event from controller to host, not yet interpreted (see `HCIEvent`).
 public struct HCIEventPacket: Hashable, Sendable {
+    /// The event code; `HCIEvent.Code` names the ones the host acts on.
     public var code: UInt8
+    /// The event's parameters, at most 255 bytes.
     public var parameters: [UInt8]
 
+    /// Builds an event packet; the framer and simulated controllers use it.
     public init(code: UInt8, parameters: [UInt8]) {
         self.code = code
         self.parameters = parameters

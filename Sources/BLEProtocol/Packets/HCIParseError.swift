@@ -6,6 +6,7 @@ public enum HCIParseError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Enough bytes, but they contradict each other (a length that does not match, a bad value).
     case malformed(String)
 
+    /// The words a person reads in messages and logs.
     public var description: String {
         switch self {
         case .truncated(let what): "truncated packet: \(what) (packet ignored)"

@@ -3,6 +3,7 @@ import HAL
 /// Names for the HCI status and error codes (Core Specification Vol 1 Part F), as carried by
 /// Command Complete/Status, Disconnection Complete reasons and connection events.
 public enum HCIStatus {
+    /// The command or event succeeded; every other value is an error code.
     public static let success: UInt8 = 0x00
 
     /// The code's name, e.g. `Connection Timeout`; `Reserved status 0x6A` for codes not assigned.

@@ -10,12 +10,17 @@ public enum LESignalingPacket: Hashable, Sendable {
     case connectionParameterUpdateResponse(identifier: UInt8, result: UInt16)
     case other(code: UInt8, identifier: UInt8, data: [UInt8])
 
+    /// Signaling command codes (Core Vol 3 Part A §4) this host reads or answers.
     public enum Code {
+        /// Refuses a command the receiver does not understand; our answer to unknown requests.
         public static let commandReject: UInt8 = 0x01
+        /// A peripheral asks the central for new connection parameters.
         public static let connectionParameterUpdateRequest: UInt8 = 0x12
+        /// The central's answer to a parameter update request.
         public static let connectionParameterUpdateResponse: UInt8 = 0x13
     }
 
+    /// Parses one command from an LE signaling channel payload; the length field must match exactly.
     public init(parsing bytes: [UInt8]) throws(HCIParseError) {
         var r = PacketReader(bytes, context: "LE signaling command")
         let code = try r.u8("Code")
@@ -44,6 +49,7 @@ public enum LESignalingPacket: Hashable, Sendable {
         }
     }
 
+    /// Matches a response to its request; the requester picks it, the responder echoes it.
     public var identifier: UInt8 {
         switch self {
         case .commandReject(let identifier, _, _), .connectionParameterUpdateRequest(let identifier, _, _, _, _),
@@ -52,6 +58,7 @@ public enum LESignalingPacket: Hashable, Sendable {
         }
     }
 
+    /// Code, identifier, length and data, as the L2CAP payload on the signaling channel.
     public var encoded: [UInt8] {
         let (code, data): (UInt8, [UInt8]) = switch self {
         case .commandReject(_, let reason, let data): (Code.commandReject, LittleEndian.u16(reason) + data)

@@ -32,13 +32,18 @@ public enum ReturnParameters {
 
 /// Read Local Version Information's answer: which controller and firmware we talk to.
 public struct LocalVersion: Hashable, Sendable {
+    /// The Core specification version the controller's HCI implements (e.g. 0x0C for 5.3).
     public var hciVersion: UInt8
+    /// The maker's HCI revision, a firmware identifier only meaningful with `manufacturer`.
     public var hciRevision: UInt16
+    /// The Core specification version of the controller's link layer.
     public var lmpVersion: UInt8
     /// Company identifier of the controller's maker.
     public var manufacturer: UInt16
+    /// The maker's link-layer subversion; with `manufacturer`, names a firmware build.
     public var lmpSubversion: UInt16
 
+    /// Builds the values directly, without a Command Complete to parse.
     public init(hciVersion: UInt8, hciRevision: UInt16, lmpVersion: UInt8, manufacturer: UInt16, lmpSubversion: UInt16) {
         self.hciVersion = hciVersion
         self.hciRevision = hciRevision
@@ -61,9 +66,12 @@ public struct LocalVersion: Hashable, Sendable {
 /// How big and how many ACL packets the controller buffers: the host fragments to `length` and
 /// keeps at most `count` packets in flight.
 public struct ACLBufferSize: Hashable, Sendable {
+    /// Most ACL data bytes per packet the controller accepts; the host fragments L2CAP PDUs to it.
     public var length: UInt16
+    /// How many ACL packets the controller holds at once; the host's data credits.
     public var count: UInt16
 
+    /// Builds a size from its two numbers; the host starts from 27 bytes × 1 before asking.
     public init(length: UInt16, count: UInt16) {
         self.length = length
         self.count = count

@@ -10,8 +10,10 @@ import HAL
 /// limits below are the reader's and the recorder's both: a cassette that passes them can be
 /// held in memory and played without surprises.
 public struct BLECassette: Hashable, Sendable {
+    /// Every device heard, one entry per address; the writer orders them by address.
     public var peripherals: [Peripheral]
 
+    /// Builds a cassette, empty by default, as the recorder starts from and tests fill in.
     public init(peripherals: [Peripheral] = []) {
         self.peripherals = peripherals
     }
@@ -38,15 +40,18 @@ public struct BLECassette: Hashable, Sendable {
 
     /// One device on the air, by its address as it advertised (type included).
     public struct Peripheral: Hashable, Sendable {
+        /// The advertised address with its type; a replay advertises under the same one.
         public var address: BLEAddress
         /// Each change of what it advertised, in time order (a repeat of the same bytes is not kept).
         public var advertising: [AdvertisingRecord]
+        /// Each connection our host made to it, in time order; empty for devices only heard.
         public var connections: [Connection]
         /// Characteristics whose written values change from run to run (a scan token, the time):
         /// a replay answers a write of another value there without a warning. Never written by
         /// the recorder; a person adds `varying` lines to a cassette.
         public var varying: Set<UInt16>
 
+        /// Builds a peripheral's record; only the address is required.
         public init(address: BLEAddress, advertising: [AdvertisingRecord] = [], connections: [Connection] = [],
                     varying: Set<UInt16> = []) {
             self.address = address
@@ -73,12 +78,14 @@ public struct BLECassette: Hashable, Sendable {
         /// An extended advertisement, not connectable.
         case extendedNonConnectable = "ext-nonconn"
 
+        /// Whether it came in a legacy advertising PDU rather than an extended one.
         public var isLegacy: Bool { self != .extended && self != .extendedNonConnectable }
         /// The most data a report of this kind carries: 31 bytes in a legacy advertising PDU; a
         /// scan response may come as an extended report (AUX_SCAN_RSP), up to 1650.
         public var maximumData: Int {
             isLegacy && self != .scanResponse ? Limits.legacyAdvertisingBytes : Limits.advertisingBytes
         }
+        /// Whether the advertiser accepted connections, so a replay knows to let the host connect.
         public var connectable: Bool { self == .connectable || self == .directed || self == .extended }
 
         /// The kind of a report as the host stack decoded it.
@@ -90,14 +97,18 @@ public struct BLECassette: Hashable, Sendable {
         }
     }
 
+    /// One advertising report as recorded: when, which kind, how strong and what data.
     public struct AdvertisingRecord: Hashable, Sendable {
         /// From the start of the recording.
         public var at: Duration
+        /// Which advertising PDU the report came from.
         public var kind: AdvertisingKind
+        /// The signal strength in dBm the controller reported; 127 means it could not measure.
         public var rssi: Int8
         /// The AD structures as received.
         public var data: [UInt8]
 
+        /// Builds one advertising record, as the recording and the reader do.
         public init(at: Duration, kind: AdvertisingKind, rssi: Int8, data: [UInt8]) {
             self.at = at
             self.kind = kind
@@ -115,6 +126,7 @@ public struct BLECassette: Hashable, Sendable {
         /// How it ended; nil when the recording stopped with the link up.
         public var end: Disconnection?
 
+        /// Builds a connection's record; its PDUs and end are filled in as they happen.
         public init(at: Duration, att: [ATTRecord] = [], end: Disconnection? = nil) {
             self.at = at
             self.att = att
@@ -122,6 +134,7 @@ public struct BLECassette: Hashable, Sendable {
         }
     }
 
+    /// Which way an ATT PDU went, so a replay knows what to expect and what to answer.
     public enum Direction: String, Hashable, Sendable {
         /// From our host to the peripheral: `>` in the text.
         case toPeripheral = ">"
@@ -129,12 +142,16 @@ public struct BLECassette: Hashable, Sendable {
         case fromPeripheral = "<"
     }
 
+    /// One ATT PDU of a connection, with its direction and time.
     public struct ATTRecord: Hashable, Sendable {
         /// From the connection's start.
         public var at: Duration
+        /// Who sent it: our host or the peripheral.
         public var direction: Direction
+        /// The whole ATT PDU, opcode first, at most `Limits.attPDUBytes`.
         public var pdu: [UInt8]
 
+        /// Builds one ATT record.
         public init(at: Duration, direction: Direction, pdu: [UInt8]) {
             self.at = at
             self.direction = direction
@@ -142,6 +159,7 @@ public struct BLECassette: Hashable, Sendable {
         }
     }
 
+    /// How a recorded connection ended: when, on whose side, and the controller's reason.
     public struct Disconnection: Hashable, Sendable {
         /// From the connection's start.
         public var at: Duration
@@ -150,6 +168,7 @@ public struct BLECassette: Hashable, Sendable {
         /// The HCI reason the controller reported (0x13 remote user terminated, 0x08 timeout…).
         public var reason: UInt8
 
+        /// Builds the end of a connection.
         public init(at: Duration, byHost: Bool, reason: UInt8) {
             self.at = at
             self.byHost = byHost

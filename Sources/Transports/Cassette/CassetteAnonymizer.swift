@@ -19,6 +19,7 @@ public struct CassetteAnonymizer {
     private var names: [[UInt8]: [UInt8]] = [:]
     private var serials: [[UInt8]: [UInt8]] = [:]
 
+    /// An anonymizer with no replacements yet; reuse one to keep replacements consistent across calls.
     public init() {}
 
     /// The cassette with its identifying values replaced.
@@ -27,6 +28,7 @@ public struct CassetteAnonymizer {
         return anonymizer.anonymize(cassette)
     }
 
+    /// Replaces identifying values in `cassette`, remembering each replacement for later calls.
     public mutating func anonymize(_ cassette: BLECassette) -> BLECassette {
         // Replacements numbered in the writer's order, so the same session anonymizes the same way.
         let ordered = cassette.peripherals.sorted { CassetteFormat.order($0.address, $1.address) }

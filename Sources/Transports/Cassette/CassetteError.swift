@@ -14,6 +14,7 @@ public enum CassetteError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file stops before its `end` line: cut short by a crash, a full disk or a copy.
     case cutShort(lines: Int)
 
+    /// The words a person reads in messages and logs.
     public var description: String {
         switch self {
         case .cannotRead(let path, let reason): "cannot read the cassette \(path): \(reason)"

@@ -9,10 +9,13 @@ import HAL
 /// timings and values differ (`diff` shows it). The writer orders everything deterministically:
 /// peripherals by address, each one's records in time order.
 public enum CassetteFormat {
+    /// The format's major version; a reader refuses a cassette with a newer one.
     public static let major = 1
+    /// The format's minor version; a newer one is read, skipping what it added.
     public static let minor = 1
     /// The first line: the magic word and the version.
     public static let magic = "hwprobe-cassette"
+    /// The first line of every cassette, e.g. `hwprobe-cassette 1.1`.
     public static var header: String { "\(magic) \(major).\(minor)" }
 
     /// The largest cassette the reader takes (a long recording of a busy room stays well below).

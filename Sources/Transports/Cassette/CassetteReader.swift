@@ -20,6 +20,7 @@ public struct CassetteReader {
     private var skippingSection = false
     private var connectionOpen = false
 
+    /// The BLE part of the cassette at `path`; camera and pad sections are read and checked, then left out.
     public static func read(path: String) throws(CassetteError) -> BLECassette {
         try readAll(path: path).ble
     }
@@ -40,6 +41,7 @@ public struct CassetteReader {
         return try readAll(Array(data))
     }
 
+    /// The BLE part of a cassette's text, for tests and tools that hold the bytes already.
     public static func read(_ bytes: [UInt8]) throws(CassetteError) -> BLECassette {
         try readAll(bytes).ble
     }

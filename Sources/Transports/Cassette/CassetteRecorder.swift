@@ -21,6 +21,7 @@ public final class CassetteRecorder: HCIPacketTap {
         timebase = Timebase(clock)
     }
 
+    /// Takes one packet from the host's tap, timed on the recorder's clock.
     public func record(_ packet: HCIPacket, sentByHost: Bool) {
         let now = timebase.now
         state.withLock { $0.record(packet, sentByHost: sentByHost, at: now) }

@@ -10,6 +10,7 @@ import HAL
 /// Bounded like the host: at most `BLECassette.Limits` of everything; what goes past a limit is
 /// counted in `dropped` and not kept.
 public struct CassetteRecording: Sendable {
+    /// What was recorded so far, within `BLECassette.Limits`.
     public private(set) var cassette = BLECassette()
     /// Records not kept because a limit was reached.
     public private(set) var dropped = 0
@@ -26,6 +27,7 @@ public struct CassetteRecording: Sendable {
     private var fromHost = ACLReassembler()
     private var lastAdvertising: [Int: [BLECassette.AdvertisingKind: [UInt8]]] = [:]
 
+    /// An empty recording; time zero is whatever `now` the caller counts from.
     public init() {}
 
     /// One packet, as it went between host and controller, at `now` from the recording's start.

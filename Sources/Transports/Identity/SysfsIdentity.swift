@@ -11,8 +11,10 @@ import LinuxIO
 /// when the device has one, `serial`; an input device's directory holds `uniq`; a HID device's
 /// `uevent` carries `HID_UNIQ`.
 public struct SysfsIdentity: Sendable {
+    /// The /sys tree identities are read from; tests root it in a fake tree.
     public let tree: SystemTree
 
+    /// Reads identities from `tree`, the live /sys by default.
     public init(tree: SystemTree = .live) { self.tree = tree }
 
     /// The identity of a class node such as `class/video4linux/video0`, `class/hidraw/hidraw3`,

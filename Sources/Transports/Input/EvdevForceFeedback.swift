@@ -6,9 +6,11 @@ import Synchronization
 /// any pad whose driver (xpad, hid-sony, hid-playstation, uinput…) implements FF_RUMBLE. Effects
 /// are uploaded with EVIOCSFF, played by writing EV_FF events and erased with EVIOCRMFF.
 public final class EvdevForceFeedback: Sendable {
+    /// The evdev node this pad was opened at, for messages.
     public let path: String
     /// How many effects the device holds at once (EVIOCGEFFECTS).
     public let effectSlots: Int
+    /// Whether the device has FF_GAIN, so `setGain` changes anything.
     public let supportsGain: Bool
     private let descriptor: Mutex<FileDescriptor?>
 
@@ -40,6 +42,7 @@ public final class EvdevForceFeedback: Sendable {
 
     deinit { close() }
 
+    /// Closes the device; the kernel erases the effects this descriptor uploaded. Idempotent.
     public func close() {
         descriptor.withLock { fd in
             fd?.close()
@@ -65,6 +68,7 @@ public final class EvdevForceFeedback: Sendable {
         }
     }
 
+    /// Frees an uploaded effect's slot on the device, so another can be uploaded.
     public func erase(_ id: Int16) throws(HapticError) {
         try perform("erasing an effect on") { fd throws(Errno) in try fd.evdevErase(id) }
     }

@@ -17,9 +17,13 @@ public enum HIDBus: Hashable, Sendable {
 ///
 /// Opened with `open(2)` (see `FileDescriptor.open`), never `openat`, so umockdev can emulate it.
 public final class HidrawDevice: Sendable {
+    /// The hidraw node this device was opened at, for messages.
     public let path: String
+    /// The vendor and product IDs the kernel reports, for matching a driver.
     public let identity: USBIdentity
+    /// Which bus the device is on; pads take different output reports over USB and Bluetooth.
     public let bus: HIDBus
+    /// The HID report descriptor, for telling which reports the device takes.
     public let reportDescriptor: [UInt8]
 
     private let descriptor: Mutex<FileDescriptor?>
@@ -37,6 +41,7 @@ public final class HidrawDevice: Sendable {
 
     deinit { close() }
 
+    /// Opens a hidraw node read-write and reads its IDs and report descriptor; errors say what to do about it.
     public static func open(_ path: String) throws(HidrawError) -> HidrawDevice {
         let fd: FileDescriptor
         do {
@@ -73,6 +78,7 @@ public final class HidrawDevice: Sendable {
         }
     }
 
+    /// Closes the node; later calls fail. Idempotent.
     public func close() {
         descriptor.withLock { fd in
             fd?.close()

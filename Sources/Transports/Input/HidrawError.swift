@@ -8,6 +8,7 @@ public enum HidrawError: Error, Hashable, Sendable, CustomStringConvertible {
     case timedOut(String)
     case io(String)
 
+    /// The words a person reads in messages and logs, saying what to do about it.
     public var description: String {
         switch self {
         case .notFound(let path): "\(path) does not exist: run `hwprobe list` for the hidraw nodes there are"

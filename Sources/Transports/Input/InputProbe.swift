@@ -3,12 +3,18 @@ import LinuxIO
 
 /// An input event node and what it can do.
 public struct EvdevDeviceInfo: Hashable, Sendable {
+    /// The node's path, e.g. /dev/input/event5.
     public var path: String
+    /// The name the driver gives the device, for people.
     public var name: String
+    /// The vendor and product IDs the kernel reports, for matching a driver.
     public var identity: USBIdentity
+    /// What the node can do; `.rumble` when it has FF_RUMBLE.
     public var capabilities: Set<MatchRule.EvdevCapability>
+    /// The device URI that opens this node.
     public var uri: String { "evdev:\(path)" }
 
+    /// Builds the description of one evdev node, as the probe reads it.
     public init(path: String, name: String, identity: USBIdentity, capabilities: Set<MatchRule.EvdevCapability>) {
         self.path = path
         self.name = name
@@ -19,11 +25,16 @@ public struct EvdevDeviceInfo: Hashable, Sendable {
 
 /// A hidraw node and the USB/Bluetooth IDs of the device behind it.
 public struct HidrawDeviceInfo: Hashable, Sendable {
+    /// The node's path, e.g. /dev/hidraw3.
     public var path: String
+    /// The name the kernel gives the device; a made-up one when it will not say.
     public var name: String
+    /// The vendor and product IDs behind the node, for matching a driver.
     public var identity: USBIdentity
+    /// The device URI that opens this node.
     public var uri: String { "hidraw:\(path)" }
 
+    /// Builds the description of one hidraw node, as the probe reads it.
     public init(path: String, name: String, identity: USBIdentity) {
         self.path = path
         self.name = name
@@ -31,9 +42,11 @@ public struct HidrawDeviceInfo: Hashable, Sendable {
     }
 }
 
+/// Why input devices could not be listed at all, worded for the person at the bench.
 public enum InputAccessError: Error, Hashable, Sendable, CustomStringConvertible {
     case noNodes(String)
 
+    /// The words a person reads in messages and logs.
     public var description: String {
         switch self {
         case .noNodes(let why): why
@@ -44,10 +57,13 @@ public enum InputAccessError: Error, Hashable, Sendable, CustomStringConvertible
 /// Finds evdev nodes with force feedback and hidraw nodes; nodes that cannot be opened are
 /// reported one by one rather than failing the whole list.
 public struct InputProbe: Sendable {
+    /// The /sys and /dev tree the probe lists; tests root it in a fake tree.
     public let tree: SystemTree
 
+    /// Lists nodes in `tree`, the live system by default.
     public init(tree: SystemTree = .live) { self.tree = tree }
 
+    /// Every evdev node with its name, IDs and rumble capability; nodes that cannot be opened are listed as problems.
     public func evdevDevices() throws(InputAccessError) -> (devices: [EvdevDeviceInfo], problems: [String]) {
         let names = tree.listDev("input").filter { $0.hasPrefix("event") }
         if names.isEmpty && tree.list("class/input") == nil {
@@ -84,6 +100,7 @@ public struct InputProbe: Sendable {
         }
     }
 
+    /// Every hidraw node with its name and IDs; nodes that cannot be opened are listed as problems.
     public func hidrawDevices() -> (devices: [HidrawDeviceInfo], problems: [String]) {
         var devices: [HidrawDeviceInfo] = []
         var problems: [String] = []

@@ -10,6 +10,7 @@ import Synchronization
 /// Closing (explicitly or when the last reference goes) releases the interface and, when opening
 /// detached a kernel driver, hands the interface back to it, so the pad works as before.
 public final class USBInterruptPipe: Sendable {
+    /// Which interface to claim, whether to take it from a kernel driver, and how long a transfer may take.
     public struct Options: Hashable, Sendable {
         /// The interface to claim (a 360 pad's controls are on interface 0).
         public var interface: Int
@@ -19,6 +20,7 @@ public final class USBInterruptPipe: Sendable {
         /// a report within a few milliseconds and a stalled one must not hold up the cue behind it.
         public var timeout: Duration
 
+        /// Interface 0, no kernel driver detached, 300 ms per transfer: what a wired 360 pad needs.
         public init(interface: Int = 0, detachKernelDriver: Bool = false, timeout: Duration = .milliseconds(300)) {
             self.interface = interface
             self.detachKernelDriver = detachKernelDriver
@@ -28,20 +30,29 @@ public final class USBInterruptPipe: Sendable {
 
     /// The claimed interface's class triple, so a driver can check it found the right interface.
     public struct InterfaceClass: Hashable, Sendable, CustomStringConvertible {
+        /// The interface's bInterfaceClass, bInterfaceSubClass and bInterfaceProtocol, as its descriptor says.
         public var `class`: UInt8, subclass: UInt8, `protocol`: UInt8
+        /// Builds a class triple from the three interface descriptor fields.
         public init(class: UInt8, subclass: UInt8, protocol: UInt8) {
             self.class = `class`
             self.subclass = subclass
             self.protocol = `protocol`
         }
+        /// The triple in lower-case hex, `ff/5d/01`, for messages.
         public var description: String { "\(Hex.byte(`class`, .lower))/\(Hex.byte(subclass, .lower))/\(Hex.byte(`protocol`, .lower))" }
     }
 
+    /// The vendor and product IDs of the opened device.
     public let identity: USBIdentity
+    /// The USB bus number the device is on, as libusb reports it.
     public let bus: Int
+    /// The device's address on its bus; with `bus`, tells identical pads apart.
     public let address: Int
+    /// The interrupt OUT endpoint reports are written to.
     public let endpoint: UInt8
+    /// The claimed interface's class triple, for a driver to check it found the right one.
     public let interfaceClass: InterfaceClass
+    /// The options the pipe was opened with.
     public let options: Options
     /// `045e:028e@1.7`
     public var name: String { "\(identity)@\(bus).\(address)" }

@@ -21,6 +21,7 @@ public enum USBPipeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// libusb itself could not start (no usbfs, no kernel support).
     case unavailable(String)
 
+    /// The words a person reads in messages and logs.
     public var description: String {
         switch self {
         case .notFound(let what): "no USB device \(what) is attached: check the cable, or run `hwprobe list` for what is"

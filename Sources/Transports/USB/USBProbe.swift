@@ -4,12 +4,16 @@ import LinuxIO
 
 /// A USB device as libusb enumerates it.
 public struct USBDeviceInfo: Hashable, Sendable {
+    /// The vendor and product IDs, for matching a driver.
     public var identity: USBIdentity
+    /// The USB bus number, as libusb reports it.
     public var bus: Int
+    /// The device's address on its bus; changes when it is replugged.
     public var address: Int
     /// The product string when the device could be opened to read it.
     public var product: String?
 
+    /// Builds the description of one device, as the probe enumerates it.
     public init(identity: USBIdentity, bus: Int, address: Int, product: String?) {
         self.identity = identity
         self.bus = bus
@@ -21,10 +25,12 @@ public struct USBDeviceInfo: Hashable, Sendable {
     public var uri: String { "usb:\(identity)@\(bus).\(address)" }
 }
 
+/// Why USB devices could not be listed at all, worded for the person at the bench.
 public enum USBAccessError: Error, Hashable, Sendable, CustomStringConvertible {
     case noKernelSupport
     case unavailable(String)
 
+    /// The words a person reads in messages and logs.
     public var description: String {
         switch self {
         case .noKernelSupport: "kernel has no USB support (no /sys/bus/usb): no USB pads can be seen"
@@ -36,6 +42,7 @@ public enum USBAccessError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Enumerates USB devices with libusb. Only devices in `interesting` are opened for their
 /// product string, so listing never disturbs unrelated hardware.
 public enum USBProbe {
+    /// Every attached USB device; only those in `interesting` are opened, to read their product string.
     public static func devices(opening interesting: Set<USBIdentity> = [], tree: SystemTree = .live) throws(USBAccessError) -> [USBDeviceInfo] {
         guard tree.exists("bus/usb") else { throw .noKernelSupport }
         var context: OpaquePointer?

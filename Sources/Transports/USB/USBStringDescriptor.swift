@@ -2,6 +2,7 @@
 public enum USBDescriptorError: Error, Hashable, Sendable, CustomStringConvertible {
     case malformed(String)
 
+    /// The words a person reads in messages and logs.
     public var description: String {
         switch self {
         case .malformed(let what): "malformed USB string descriptor: \(what)"
@@ -13,6 +14,7 @@ public enum USBDescriptorError: Error, Hashable, Sendable, CustomStringConvertib
 /// UTF-16LE code units; descriptor 0 lists the language IDs instead. The device decides every
 /// byte, so lengths are checked against what actually arrived.
 public enum USBStringDescriptor {
+    /// bDescriptorType of a string descriptor; a descriptor with another type is refused.
     public static let descriptorType: UInt8 = 0x03
 
     /// The language IDs of string descriptor 0, in the device's order.

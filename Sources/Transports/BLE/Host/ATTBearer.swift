@@ -79,6 +79,7 @@ public final class ATTBearer: Sendable {
         sender.cancel()
     }
 
+    /// The ATT_MTU in force: 23 until an Exchange MTU agrees on more; values sent fit in MTU − 3 bytes.
     public var mtu: UInt16 { state.withLock { $0.transactions.mtu } }
     /// Counters for tests and benchmarks.
     public var notificationsReceived: Int { state.withLock { $0.notificationsReceived } }
@@ -143,6 +144,7 @@ public final class ATTBearer: Sendable {
         outbox.yield(pdu.encoded)
     }
 
+    /// Offers `ours` as our receive MTU and returns the MTU the link now uses (the smaller of both ends').
     public func exchangeMTU(_ ours: UInt16) async throws(BLEError) -> UInt16 {
         guard case .exchangeMTUResponse = try await request(.exchangeMTURequest(ours)) else {
             throw .protocolError("the answer to Exchange MTU was not an Exchange MTU Response")
@@ -332,6 +334,8 @@ private final class ClosingHook: Sendable {
 
 /// A value the peer pushed, with the handle it belongs to.
 public struct ATTNotification: Hashable, Sendable {
+    /// The value handle of the characteristic that sent it.
     public var handle: UInt16
+    /// The value as sent, at most ATT_MTU − 3 bytes.
     public var value: [UInt8]
 }

@@ -14,11 +14,14 @@ import HAL
     public private(set) var mtu: UInt16 = ATTMTU.minimum
     /// The MTU we offer and accept when the peer asks.
     public let preferredMTU: UInt16
+    /// The request sent and not yet answered; `id` nil once its caller was cancelled (its late answer is dropped).
     public private(set) var outstanding: (id: Int?, request: ATTPDU)?
     private var queue: [(id: Int, request: ATTPDU)] = []
     /// Set when the bearer can no longer be used (transaction timeout, link gone).
     public private(set) var closed: BLEError?
+    /// Received PDUs that failed to parse or answered nothing outstanding; counted, then dropped.
     public private(set) var malformed = 0
+    /// Received PDUs longer than the MTU; counted, then dropped.
     public private(set) var oversized = 0
     /// Requests sent so far: a new value means a new request is outstanding.
     public private(set) var requestsSent = 0
@@ -26,6 +29,7 @@ import HAL
     /// Callers waiting their turn beyond this are refused rather than queued.
     public static let maximumQueued = 64
 
+    /// Starts at the minimum MTU; `preferredMTU` below 23 is raised to 23.
     public init(preferredMTU: UInt16 = ATTMTU.preferred) {
         self.preferredMTU = max(23, preferredMTU)
     }
@@ -156,6 +160,7 @@ import HAL
         return ATTPDU.responseOpcode(forRequest: request.opcode) == response.opcode
     }
 
+    /// How a request is named in errors and timeouts, e.g. "Read of handle 0x002A".
     public static func describe(_ pdu: ATTPDU) -> String {
         switch pdu {
         case .exchangeMTURequest: "Exchange MTU"

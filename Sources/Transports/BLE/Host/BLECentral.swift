@@ -4,7 +4,9 @@ import HAL
 /// The central role over one controller: what `hwprobe` and the scale drivers use. It opens the
 /// controller named by a URI, scans (merging scan responses into their advertisements), and connects.
 public struct BLECentral: Sendable {
+    /// The host stack over the controller, for what this wrapper does not offer.
     public let host: HCIHost
+    /// The controller this central opened, for messages and logs.
     public let uri: DeviceURI
     /// Where the stack reports what it does (see `HostEvent`); nil when nobody listens.
     public let events: HostEventHandler?
@@ -74,10 +76,12 @@ public struct BLECentral: Sendable {
         return stream
     }
 
+    /// Connects to `address`; `timeout` nil uses the host's `connectTimeout` (10 s unless configured).
     public func connect(_ address: BLEAddress, timeout: Duration? = nil) async throws(BLEError) -> BLEConnection {
         try await host.connect(to: address, timeout: timeout)
     }
 
+    /// Closes the controller: pending commands, scans and attempts fail, and every open link ends as transport lost.
     public func close() async {
         await host.close()
     }

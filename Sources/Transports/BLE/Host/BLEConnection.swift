@@ -4,11 +4,15 @@ import Synchronization
 
 /// One LE link to a peripheral: its ATT bearer and GATT client, and how it ended.
 public final class BLEConnection: Sendable {
+    /// The controller's connection handle; reused after the link ends, so use `serial` to tell links apart.
     public let handle: UInt16
     /// This link among all the host made: handles are reused, serials never.
     public let serial: Int
+    /// The peripheral's address, as the controller reported it on connecting.
     public let peer: BLEAddress
+    /// The link's ATT bearer, for raw requests and for all notifications in order.
     public let bearer: ATTBearer
+    /// The GATT client over `bearer`: discovery, reads, writes and subscriptions.
     public let gatt: GATTClient
     private weak let host: HCIHost?
     private let ended = Mutex<(reason: DisconnectReason?, waiters: [AsyncStream<DisconnectReason>.Continuation])>((nil, []))
@@ -45,6 +49,7 @@ public final class BLEConnection: Sendable {
         return stream
     }
 
+    /// Ends the link and returns once the controller confirms it (or the host's disconnect timeout passes).
     public func disconnect() async {
         await host?.disconnect(self)
     }

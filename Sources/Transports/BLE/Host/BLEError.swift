@@ -28,6 +28,7 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The controller could not be reached at all (no kernel support, no permission, busy, nothing listening).
     case link(HCILinkError)
 
+    /// The words a person reads in messages and logs, worded for the person at the bench.
     public var description: String {
         switch self {
         case .commandTimedOut(let name): "the Bluetooth controller did not answer \(name) in time"
@@ -51,16 +52,21 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// An ATT Error Response, with the request it answered.
 public struct ATTFailure: Hashable, Sendable, CustomStringConvertible {
+    /// The ATT error code; `ATTErrorCode.describe` names it.
     public var code: UInt8
+    /// The handle the error concerns; 0 when the request named none or the server gave none.
     public var handle: UInt16
+    /// The opcode of the request that failed, so a caller can tell which step of a procedure it was.
     public var requestOpcode: UInt8
 
+    /// Builds a failure from the three fields of an Error Response.
     public init(code: UInt8, handle: UInt16, requestOpcode: UInt8) {
         self.code = code
         self.handle = handle
         self.requestOpcode = requestOpcode
     }
 
+    /// The words a person reads in messages and logs.
     public var description: String {
         "the device answered with ATT error 0x\(Hex.byte(code)) (\(ATTErrorCode.describe(code))) for handle 0x\(Hex.word(handle))"
     }

@@ -3,16 +3,26 @@ import HAL
 
 /// A characteristic's properties byte (Core Vol 3 Part G §3.3.1.1).
 public struct CharacteristicProperties: OptionSet, Hashable, Sendable {
+    /// The properties byte as the characteristic declaration carries it.
     public let rawValue: UInt8
+    /// Wraps a properties byte as read from the peer; unknown bits are kept.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// The value may be broadcast in advertising data.
     public static let broadcast = Self(rawValue: 0x01)
+    /// The value may be read.
     public static let read = Self(rawValue: 0x02)
+    /// The value may be written with a Write Command (no response).
     public static let writeWithoutResponse = Self(rawValue: 0x04)
+    /// The value may be written with a Write Request.
     public static let write = Self(rawValue: 0x08)
+    /// The value may be notified; `subscribe` prefers it over indications.
     public static let notify = Self(rawValue: 0x10)
+    /// The value may be indicated (each one confirmed).
     public static let indicate = Self(rawValue: 0x20)
+    /// The value may be written with a signed write.
     public static let authenticatedSignedWrites = Self(rawValue: 0x40)
+    /// More properties are in the Characteristic Extended Properties descriptor.
     public static let extendedProperties = Self(rawValue: 0x80)
 
     /// The contract's names, in bit order.
@@ -24,36 +34,53 @@ public struct CharacteristicProperties: OptionSet, Hashable, Sendable {
     }
 }
 
+/// A primary service found by discovery, with the handle range its characteristics live in.
 public struct GATTService: Hashable, Sendable {
+    /// The service's type, e.g. 0x181D Weight Scale.
     public var uuid: BluetoothUUID
+    /// The service declaration's handle; discovery of its characteristics starts here.
     public var start: UInt16
+    /// The last handle of the service; nothing of the service lies beyond it.
     public var end: UInt16
 }
 
+/// A descriptor of a characteristic, e.g. its Client Characteristic Configuration.
 public struct GATTDescriptor: Hashable, Sendable {
+    /// The descriptor's type, e.g. 0x2902 for the CCCD.
     public var uuid: BluetoothUUID
+    /// The handle to read or write the descriptor at.
     public var handle: UInt16
 }
 
+/// A characteristic found by discovery: its handles, what it allows, and its descriptors.
 public struct GATTCharacteristic: Hashable, Sendable {
+    /// The characteristic's type, e.g. 0x2A9D Weight Measurement.
     public var uuid: BluetoothUUID
+    /// The handle of the characteristic declaration itself, which bounds the previous characteristic's descriptors.
     public var declarationHandle: UInt16
+    /// The handle its value is read, written and notified at.
     public var valueHandle: UInt16
+    /// What the characteristic allows (read, write, notify…), from its declaration.
     public var properties: CharacteristicProperties
+    /// The descriptors between the value and the next characteristic, as full discovery found them.
     public var descriptors: [GATTDescriptor]
 
+    /// The Client Characteristic Configuration descriptor type; writing it turns notifications on and off.
     public static let clientConfiguration = BluetoothUUID(0x2902)
 }
 
 /// A discovered service with everything in it.
 public struct GATTServiceTree: Hashable, Sendable {
+    /// The service the tree describes.
     public var service: GATTService
+    /// The service's characteristics in handle order, each with its descriptors.
     public var characteristics: [GATTCharacteristic]
 }
 
 /// The GATT client over one ATT bearer: discovery, reads (long ones too), writes and
 /// subscriptions. Every call fails cleanly once the link is gone.
 public struct GATTClient: Sendable {
+    /// The ATT bearer requests go through; shared with the link.
     public let bearer: ATTBearer
 
     /// Links make their own client; this is for the fuzz targets' stand-in peers.
@@ -62,6 +89,7 @@ public struct GATTClient: Sendable {
     static let primaryService = BluetoothUUID(0x2800)
     static let characteristicDeclaration = BluetoothUUID(0x2803)
 
+    /// Every primary service on the peer, in handle order (Read By Group Type until Attribute Not Found).
     public func primaryServices() async throws(BLEError) -> [GATTService] {
         var services: [GATTService] = []
         var start: UInt16 = 0x0001
@@ -89,6 +117,7 @@ public struct GATTClient: Sendable {
         return services
     }
 
+    /// The primary services of one type (Find By Type Value), e.g. to find a scale's service without full discovery.
     public func primaryServices(uuid: BluetoothUUID) async throws(BLEError) -> [GATTService] {
         var services: [GATTService] = []
         var start: UInt16 = 0x0001
@@ -256,12 +285,14 @@ public struct GATTClient: Sendable {
         return value
     }
 
+    /// Writes a value with a Write Request and returns once the peer confirms it.
     public func write(_ handle: UInt16, _ value: [UInt8]) async throws(BLEError) {
         guard case .writeResponse = try await bearer.request(.writeRequest(handle: handle, value: value)) else {
             throw .protocolError("the answer to Write was not a Write Response")
         }
     }
 
+    /// Writes a value without waiting for the peer; `value` must fit in ATT_MTU − 3 bytes.
     public func writeWithoutResponse(_ handle: UInt16, _ value: [UInt8]) async throws(BLEError) {
         let limit = Int(bearer.mtu) - 3
         guard value.count <= limit else { throw .invalid("a Write Command carries at most \(limit) bytes at this MTU") }
@@ -292,6 +323,7 @@ public struct GATTClient: Sendable {
         bearer.reportSubscribed(characteristic, indications: !notify)
     }
 
+    /// Turns notifications and indications off by writing 0 to the CCCD.
     public func unsubscribe(_ characteristic: GATTCharacteristic) async throws(BLEError) {
         guard let cccd = characteristic.descriptors.first(where: { $0.uuid == GATTCharacteristic.clientConfiguration }) else {
             throw .notFound("the Client Characteristic Configuration of \(characteristic.uuid)")

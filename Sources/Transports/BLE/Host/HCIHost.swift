@@ -13,17 +13,23 @@ import Synchronization
 /// awaiting call honours cancellation (it returns `BLEError.cancelled` at once and whatever it
 /// started is undone or left to finish harmlessly), and every wait has a deadline.
 public actor HCIHost {
+    /// The host's deadlines and MTU; the defaults suit bench devices and real controllers.
     public struct Configuration: Sendable {
+        /// How long a command may wait for its Command Complete or Status before it fails.
         public var commandTimeout: Duration = .seconds(5)
+        /// How long a connection attempt may take before the host cancels it.
         public var connectTimeout: Duration = .seconds(10)
+        /// The ATT transaction timeout; the specification fixes it at 30 s (Core Vol 3 Part F §3.3.3).
         public var attTimeout: Duration = .seconds(30)
         /// How long `disconnect` waits for the controller to confirm before it calls the link ended.
         public var disconnectTimeout: Duration = .seconds(2)
         /// The MTU we offer in Exchange MTU.
         public var attMTU: UInt16 = ATTMTU.preferred
+        /// The default configuration.
         public init() {}
     }
 
+    /// The deadlines and MTU this host was made with.
     public let configuration: Configuration
     private let stream: any HCIByteStream
     private let snoop: BTSnoopWriter?
@@ -50,8 +56,11 @@ public actor HCIHost {
     private var commandNames: [Int: String] = [:]
 
     // What the controller told us at init.
+    /// The controller's public address from Read BD_ADDR; nil when it has none (all zeros) or did not say.
     public private(set) var localAddress: BLEAddress?
+    /// What Read Local Version Information said, for logs; nil when the controller did not answer it.
     public private(set) var localVersion: LocalVersion?
+    /// The ACL buffers the host fragments to; 27 bytes × 1 until the controller says otherwise.
     public private(set) var aclBufferSize = ACLBufferSize(length: 27, count: 1)
 
     // Scanning: only the scan that owns scanning may switch it off.

@@ -201,14 +201,17 @@ public struct NotificationValues<Element: Sendable>: AsyncSequence, Sendable {
         reader = Reader(queue)
     }
 
+    /// Takes values one at a time; ends when the link ends or the task is cancelled.
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate let reader: Reader
 
+        /// The next value, waiting for one; nil once the subscription has ended.
         public mutating func next() async -> Element? {
             await reader.queue.next()
         }
     }
 
+    /// An iterator over the shared queue; copies of the sequence share its values.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(reader: reader)
     }

@@ -4,10 +4,13 @@ import Foundation
 public enum BTSnoopFormat {
     /// "btsnoop" and a NUL.
     public static let magic: [UInt8] = Array("btsnoop".utf8) + [0]
+    /// The only btsnoop version there is; the reader refuses others.
     public static let version: UInt32 = 1
     /// Datalink 1002: HCI UART (H4), i.e. every packet starts with its H4 type indicator byte.
     public static let datalinkH4: UInt32 = 1002
+    /// Bytes before the first record: magic, version and datalink.
     public static let headerSize = 16
+    /// Bytes before each record's packet: lengths, flags, drops and timestamp.
     public static let recordHeaderSize = 24
     /// Microseconds from 0000-01-01 (proleptic Gregorian, as btsnoop counts) to 1970-01-01.
     public static let epochOffsetMicroseconds: Int64 = 0x00DC_DDB3_0F2F_8000
@@ -43,6 +46,7 @@ public enum BTSnoopError: Error, Hashable, Sendable, CustomStringConvertible {
     case truncatedRecord(index: Int, offset: Int)
     case inconsistentLengths(index: Int, original: UInt32, included: UInt32)
 
+    /// The words a person reads in messages and logs.
     public var description: String {
         switch self {
         case .cannotCreate(let path, let reason): "cannot create btsnoop file \(path): \(reason)"

@@ -3,24 +3,34 @@ import LinuxIO
 
 /// One packet of a btsnoop capture.
 public struct BTSnoopRecord: Hashable, Sendable {
+    /// The packet's length when captured; more than `includedLength` when the capture cut it.
     public var originalLength: UInt32
+    /// How many bytes of the packet the record holds.
     public var includedLength: UInt32
+    /// Direction and kind bits (`BTSnoopFormat.flagReceived`, `flagCommandOrEvent`).
     public var flags: UInt32
+    /// Packets the capturing tool lost before this one; our writer always writes 0.
     public var cumulativeDrops: UInt32
     /// Microseconds since 0000-01-01, as stored.
     public var timestamp: Int64
     /// For datalink 1002, starts with the H4 type byte.
     public var packet: [UInt8]
 
+    /// Whether the host sent it (flag bit 0 clear), for telling the two directions apart.
     public var sentByHost: Bool { flags & BTSnoopFormat.flagReceived == 0 }
+    /// Whether it is a command or an event rather than data, as the flags say.
     public var isCommandOrEvent: Bool { flags & BTSnoopFormat.flagCommandOrEvent != 0 }
+    /// The timestamp as a `Date`, for showing when a packet was seen.
     public var date: Date { BTSnoopFormat.date(timestamp) }
 }
 
 /// A parsed btsnoop file: for tests and tooling that check what was captured.
 public struct BTSnoopCapture: Hashable, Sendable {
+    /// The format version from the header (always 1 once parsed).
     public var version: UInt32
+    /// What each packet is framed as; 1002 means every packet starts with its H4 type byte.
     public var datalink: UInt32
+    /// The packets in capture order.
     public var records: [BTSnoopRecord]
 }
 
@@ -64,6 +74,7 @@ public enum BTSnoopReader {
         return try parse(bytes)
     }
 
+    /// Parses a whole capture held in memory; throws on the first damaged or inconsistent record.
     public static func parse(_ bytes: [UInt8]) throws(BTSnoopError) -> BTSnoopCapture {
         guard bytes.count >= BTSnoopFormat.headerSize else {
             throw .notBTSnoop("\(bytes.count) bytes is shorter than the 16-byte header")

@@ -14,6 +14,7 @@ import Synchronization
 /// capture of an earlier session is not silently truncated). It is there, readable, from its
 /// header on, and synced when closed.
 public final class BTSnoopWriter: Sendable {
+    /// The capture file's path, for messages.
     public let path: String
     private let state: Mutex<State>
 

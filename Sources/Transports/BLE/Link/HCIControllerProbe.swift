@@ -3,12 +3,16 @@ import LinuxIO
 
 /// A local Bluetooth controller the kernel knows about.
 public struct HCIControllerInfo: Hashable, Sendable {
+    /// The kernel's controller number: N in `hciN` and in the `hci:N` URI.
     public var index: Int
+    /// The kernel's name for it, e.g. `hci0`.
     public var name: String
     /// Nil while the controller has not reported one (all zeros).
     public var address: BLEAddress?
+    /// Whether the kernel has the controller up; the user channel needs it down, and takes it down itself.
     public var isUp: Bool
 
+    /// Builds the description of one controller, as the probe reads it from the kernel.
     public init(index: Int, name: String, address: BLEAddress?, isUp: Bool) {
         self.index = index
         self.name = name
@@ -16,6 +20,7 @@ public struct HCIControllerInfo: Hashable, Sendable {
         self.isUp = isUp
     }
 
+    /// The device URI that opens this controller through the HCI user channel.
     public var uri: String { "hci:\(index)" }
 }
 
@@ -27,6 +32,7 @@ public enum HCIAccessError: Error, Hashable, Sendable, CustomStringConvertible {
     case noSuchController(Int)
     case system(String)
 
+    /// The words a person reads in messages and logs, saying what to do about it.
     public var description: String {
         switch self {
         case .noKernelSupport: "kernel has no Bluetooth support (AF_BLUETOOTH unavailable: load the bluetooth module)"
@@ -48,6 +54,7 @@ public enum HCIAccessError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// Lists controllers through the kernel's HCI control socket (HCIGETDEVLIST / HCIGETDEVINFO).
 public enum HCIControllerProbe {
+    /// Every controller the kernel lists, with address and state; throws when Bluetooth sockets are unusable.
     public static func controllers() throws(HCIAccessError) -> [HCIControllerInfo] {
         let controllers: [HCISocket.Controller]
         do { controllers = try HCISocket.controllers() } catch { throw .from(error) }

@@ -35,6 +35,7 @@ public enum HCILinkError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Anything else, already worded for a person.
     case io(String)
 
+    /// The words a person reads in messages and logs, saying what to check.
     public var description: String {
         switch self {
         case .connectionRefused(let host, let port):

@@ -2,6 +2,7 @@ import HAL
 
 /// Opens whichever HCI transport a device URI names, so callers hold one `any HCIByteStream`.
 public enum HCIStreams {
+    /// Opens the transport `uri` names (hci, uart or tcp); other URIs are refused as not HCI.
     public static func open(_ uri: DeviceURI) async throws(HCILinkError) -> any HCIByteStream {
         switch uri {
         case .hci(let index): try await HCIUserChannelStream.open(controller: index)

@@ -9,11 +9,14 @@ import LinuxIO
 /// exactly one whole H4 packet (the kernel rejects partial ones). The H4 framer above copes with
 /// both, because it frames a byte stream and whole packets are just well-aligned chunks of it.
 public final class HCIUserChannelStream: HCIByteStream {
+    /// The kernel's controller index this stream holds exclusively (`hciN`).
     public let controller: Int
     let link: DescriptorLink
 
+    /// Names the device for messages, in URI form.
     public var description: String { link.description }
 
+    /// Takes `hciN` through the HCI user channel, so our host stack, not the kernel's, drives it.
     public static func open(controller: Int) async throws(HCILinkError) -> HCIUserChannelStream {
         try await BlockingWork.run("hci-open-user") { () throws(HCILinkError) in
             let fd = try boundSocket(controller: controller)
@@ -38,8 +41,11 @@ public final class HCIUserChannelStream: HCIByteStream {
 
     deinit { link.requestClose() }
 
+    /// Sends exactly one H4 packet, type byte included; the kernel rejects partial ones.
     public func write(_ bytes: [UInt8]) async throws(HCILinkError) { try await link.send(bytes) }
+    /// The packets read, one per chunk; one consumer only.
     public func incoming() -> AsyncThrowingStream<[UInt8], any Error> { link.incoming() }
+    /// Releases the user channel so the kernel may use the controller again; idempotent.
     public func close() async { await link.close() }
 
     /// Opens the controller's user channel (socket → HCIDEVDOWN → bind, see `HCISocket`).

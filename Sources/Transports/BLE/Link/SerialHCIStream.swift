@@ -3,11 +3,15 @@ import LinuxIO
 
 /// H4 over a serial port, e.g. a Zephyr `hci_uart` board on /dev/ttyACM0.
 public final class SerialHCIStream: HCIByteStream {
+    /// The serial device path, e.g. /dev/ttyACM0.
     public let path: String
+    /// The line rate the port was opened at; it must match the board's firmware.
     public let baud: Int
+    /// Whether RTS/CTS hardware flow control is on.
     public let rtscts: Bool
     let link: DescriptorLink
 
+    /// Names the device for messages, in URI form.
     public var description: String { link.description }
 
     /// Opens `path` raw 8N1 at `baud`, with hardware flow control when `rtscts` (H4 has no
@@ -39,8 +43,11 @@ public final class SerialHCIStream: HCIByteStream {
 
     deinit { link.requestClose() }
 
+    /// Sends all of `bytes`, in order with other writes.
     public func write(_ bytes: [UInt8]) async throws(HCILinkError) { try await link.send(bytes) }
+    /// The bytes read, chunk by chunk; one consumer only.
     public func incoming() -> AsyncThrowingStream<[UInt8], any Error> { link.incoming() }
+    /// Stops reading and closes the port; idempotent.
     public func close() async { await link.close() }
 
     /// Opens `path` and sets it up for H4 (see `SerialPort`), in the contract's words when it

@@ -3,10 +3,13 @@ import LinuxIO
 
 /// H4 over TCP: how virtual controllers and emulators (bumble, Zephyr native_sim, QEMU) expose HCI.
 public final class TCPHCIStream: HCIByteStream {
+    /// The host name or address connected to.
     public let host: String
+    /// The TCP port connected to.
     public let port: UInt16
     let link: DescriptorLink
 
+    /// Names the device for messages, in URI form.
     public var description: String { link.description }
 
     /// Resolves `host` (IPv4 or IPv6), tries each address until one accepts, all within `timeout`,
@@ -39,8 +42,11 @@ public final class TCPHCIStream: HCIByteStream {
 
     deinit { link.requestClose() }
 
+    /// Sends all of `bytes`, in order with other writes.
     public func write(_ bytes: [UInt8]) async throws(HCILinkError) { try await link.send(bytes) }
+    /// The bytes read, chunk by chunk as TCP delivered them; one consumer only.
     public func incoming() -> AsyncThrowingStream<[UInt8], any Error> { link.incoming() }
+    /// Stops reading and closes the socket; idempotent.
     public func close() async { await link.close() }
 
     /// Connects within `timeout` (see `TCPConnection`), in the contract's words when it cannot.

@@ -5,20 +5,25 @@ import Synchronization
 /// handed to whichever registered driver claims the device — a GATT driver for scales and
 /// mirrors that take connections, a broadcast driver for scales that only advertise.
 public struct BLEScaleTransport: ScaleTransport {
+    /// The central devices are discovered and connected through.
     public let central: BLECentral
+    /// The drivers offered each device; the one with the most specific matching rule handles it.
     public let registry: DriverRegistry
     private let clock: any Clock<Duration>
 
+    /// A transport over `central`; `clock` times the drivers' waits (the real clock unless a test injects one).
     public init(central: BLECentral, registry: DriverRegistry, clock: any Clock<Duration> = ContinuousClock()) {
         self.central = central
         self.registry = registry
         self.clock = clock
     }
 
+    /// Devices as the central discovers them, scan responses merged into their advertisements.
     public func discover() -> AsyncThrowingStream<DiscoveredDevice, any Error> {
         central.discover()
     }
 
+    /// Connects through the driver that claims the device; throws `.unsupported` when none does.
     public func connect(to device: DiscoveredDevice) async throws(ScaleError) -> any ScaleConnection {
         guard let claim = registry.claim(.advertisement(device.advertisement)) else {
             throw .unsupported("no driver claims \(device.name ?? device.address.description)")
