@@ -14,10 +14,11 @@ struct MediaSections {
     private var uri = ""
 
     mutating func device(_ words: [String], _ text: String, line: Int) throws(CassetteError) {
-        guard words.count == 3, let uri = CassetteFormat.unword(words[2]), !uri.isEmpty, uri.utf8.count <= CameraCassette.Limits.textBytes else {
+        let isCamera = words[1] == "camera"
+        let limit = isCamera ? CameraCassette.Limits.textBytes : PadCassette.Limits.textBytes
+        guard words.count == 3, let uri = CassetteFormat.unword(words[2]), !uri.isEmpty, uri.utf8.count <= limit else {
             throw .damaged(line: line, expected: "`device \(words[1]) URI`", found: text)
         }
-        let isCamera = words[1] == "camera"
         let count = isCamera ? cameras.count : pads.count
         guard count < Cassette.maximumMediaDevices else {
             throw .tooMany(line: line, what: isCamera ? "cameras" : "pads", limit: Cassette.maximumMediaDevices)
@@ -52,9 +53,11 @@ struct MediaSections {
 
     mutating func record(_ words: [String], _ text: String, line: Int, fileIsNewer: Bool) throws(CassetteError) {
         func damaged(_ expected: String) -> CassetteError { .damaged(line: line, expected: expected, found: text) }
+        // Each section's own limit on a text field (a camera's card name, a pad's driver and name).
+        let limit = section == .pad ? PadCassette.Limits.textBytes : CameraCassette.Limits.textBytes
         func textWord(_ word: String, _ what: String) throws(CassetteError) -> String {
-            guard let value = CassetteFormat.unword(word), value.utf8.count <= CameraCassette.Limits.textBytes else {
-                throw damaged("\(what) as one word (%XX for a space or a byte outside printable ASCII), at most \(CameraCassette.Limits.textBytes) bytes")
+            guard let value = CassetteFormat.unword(word), value.utf8.count <= limit else {
+                throw damaged("\(what) as one word (%XX for a space or a byte outside printable ASCII), at most \(limit) bytes")
             }
             return value
         }
