@@ -1,7 +1,7 @@
 import HAL
 
 /// Opens the camera a device URI names (`hwprobe import --camera URI`).
-public enum CameraSources {
+package enum CameraSources {
     /// - `file:PATH[?pace=max]`: a YUV4MPEG2 file played on `clock` (see `FileCameraSource`).
     /// - `v4l2:/dev/videoN`: a V4L2 capture device, streamed with mmap buffers (in `v4l2Format`,
     ///   a fourcc such as `NM12`, when given: see `V4L2Camera.init`).

@@ -15,18 +15,18 @@ import Synchronization
 /// The companion file is checked before a frame of it is trusted: its size is the one the
 /// cassette says, its header the recorded picture size, and it holds exactly the recorded
 /// frames (a frame missing or one too many ends the stream with `CameraError.badFile`).
-public final class CassetteCameraSource: CameraSource {
-    public enum Timing: Sendable, Hashable { case recorded, ignored }
+package final class CassetteCameraSource: CameraSource {
+    package enum Timing: Sendable, Hashable { case recorded, ignored }
 
     public let info: CameraInfo
     public let camera: CameraCassette
-    public let framesPath: String?
-    public let timing: Timing
+    package let framesPath: String?
+    package let timing: Timing
     private let clock: any Clock<Duration>
     private let running = Mutex<(reader: SharedReader?, task: Task<Void, Never>?)>((nil, nil))
 
     /// `directory`: where the cassette is (its companion file is beside it).
-    public init(_ camera: CameraCassette, directory: String, clock: any Clock<Duration> = ContinuousClock(),
+    package init(_ camera: CameraCassette, directory: String, clock: any Clock<Duration> = ContinuousClock(),
                 timing: Timing = .recorded) throws(CameraError) {
         self.camera = camera
         info = camera.info
@@ -113,7 +113,7 @@ public final class CassetteCameraSource: CameraSource {
         return frame
     }
 
-    public func stop() async {
+    package func stop() async {
         replace(nil, nil)
     }
 

@@ -11,9 +11,9 @@ import Synchronization
 /// the camera offered: that is what the command saw, it bounds the rate to the decoder's, and a
 /// replay fed those frames decodes the same codes. Limits (`CameraCassette.Limits`): past them,
 /// frames are counted in `dropped` and not kept; the command goes on unchanged.
-public final class CameraFrameRecorder: Sendable {
+package final class CameraFrameRecorder: Sendable {
     /// The companion file's name (beside the cassette).
-    public let framesName: String
+    package let framesName: String
     private let file: StreamingPrivateFile
     private let state: Mutex<State>
 
@@ -37,7 +37,7 @@ public final class CameraFrameRecorder: Sendable {
     }
 
     /// `camera` with every frame its consumer takes recorded here.
-    public func recording(_ camera: any CameraSource) -> any CameraSource {
+    package func recording(_ camera: any CameraSource) -> any CameraSource {
         let bus: String? = if case .v4l2(let path)? = try? DeviceURI(parsing: camera.info.uri) { V4L2Probe.busInfo(path: path) } else { nil }
         state.withLock { s in
             if s.info == nil {
@@ -49,7 +49,7 @@ public final class CameraFrameRecorder: Sendable {
     }
 
     /// Frames not kept (past a limit, another size than the first, a write that failed).
-    public var dropped: Int { state.withLock { $0.dropped } }
+    package var dropped: Int { state.withLock { $0.dropped } }
     /// Why the recording stopped keeping frames, if it did because of the file (a full disk).
     public var failure: String? { state.withLock { $0.failure } }
 
@@ -176,7 +176,7 @@ final class FrameIterator: @unchecked Sendable {
 extension V4L2Probe {
     /// QUERYCAP's bus info (`usb-0000:00:14.0-1`, `platform:vivid-000`), or nil when the node
     /// will not say. For a cassette's camera identity.
-    public static func busInfo(path: String) -> String? {
+    package static func busInfo(path: String) -> String? {
         try? FileDescriptor.withOpened(path, .readWrite, nonBlocking: true) { fd throws(Errno) -> String? in
             let text = cText(try fd.videoCapabilities().busInfo)
             return text.isEmpty ? nil : text

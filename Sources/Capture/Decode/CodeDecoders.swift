@@ -2,21 +2,21 @@ import HAL
 
 /// The QR decoders Capture offers, by name: the one place that picks a decoder, so
 /// `hwprobe import`, the benchmark and the tests all mean the same thing by "zxing".
-public enum CodeDecoders {
+package enum CodeDecoders {
     /// Every decoder name, the default first.
     public static let names = [defaultName, "zxing", "zbar"]
 
     /// What `hwprobe import` decodes with unless told otherwise.
-    public static let defaultName = "zxing+zbar"
+    package static let defaultName = "zxing+zbar"
 
     /// The arrangement as it was before it was scheduled by evidence (zbar on every hinted frame
     /// zxing read nothing in): accepted by name, not offered, so benchmarks can run the two side
     /// by side through the real command.
-    public static let hintedName = "zxing+zbar/hinted"
+    package static let hintedName = "zxing+zbar/hinted"
 
     /// The arrangement by evidence with zbar always on the whole frame (the default before zbar
     /// looked at crops first): accepted by name for the benchmark, beside the default.
-    public static let wholeFrameName = "zxing+zbar/whole"
+    package static let wholeFrameName = "zxing+zbar/whole"
 
     /// A new decoder of that name. Decoders hold scanner state, so each pipeline gets its own.
     public static func decoder(named name: String) throws(UnknownDecoder) -> any CodeDecoder {
@@ -32,7 +32,7 @@ public enum CodeDecoders {
 }
 
 /// A decoder name that `CodeDecoders` does not know.
-public struct UnknownDecoder: Error, Hashable, Sendable, CustomStringConvertible {
+package struct UnknownDecoder: Error, Hashable, Sendable, CustomStringConvertible {
     public var name: String
     public var description: String {
         "no QR decoder called '\(name)' (choose one of \(CodeDecoders.names.joined(separator: ", ")))"

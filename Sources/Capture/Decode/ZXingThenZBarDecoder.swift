@@ -95,7 +95,7 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
     /// zxing's answer now, and zbar's turn (when the arrangement gives it one) as work to run
     /// apart: `DecodingPipeline` runs it on a second lane, so a frame zxing reads is never kept
     /// waiting behind zbar. The work returns only what zbar adds.
-    public func decodeFirst(_ frame: GrayFrame) -> FirstLaneAnswer {
+    package func decodeFirst(_ frame: GrayFrame) -> FirstLaneAnswer {
         let located: [(symbol: DecodedSymbol, region: FrameRegion)]
         let zbar = zbar
         do { located = try zxing.located(in: frame) } catch {

@@ -11,10 +11,10 @@ import Synchronization
 ///
 /// Each `start()` plays the file from its beginning. A damaged or truncated frame ends the stream
 /// with `CameraError.badFile` after the good frames before it.
-public final class FileCameraSource: CameraSource {
+package final class FileCameraSource: CameraSource {
     public let info: CameraInfo
     public let path: String
-    public let paced: Bool
+    package let paced: Bool
     public let header: Y4MHeader
     private let clock: any Clock<Duration>
     private let running = Mutex<Playback?>(nil)
@@ -30,7 +30,7 @@ public final class FileCameraSource: CameraSource {
     }
 
     /// Opens the file to check it and read its header (`notFound`, `permissionDenied`, `badFile`).
-    public init(path: String, paced: Bool = true, clock: any Clock<Duration> = ContinuousClock()) throws(CameraError) {
+    package init(path: String, paced: Bool = true, clock: any Clock<Duration> = ContinuousClock()) throws(CameraError) {
         let reader = try Y4MReader(path: path)
         reader.close()
         self.path = path
@@ -64,7 +64,7 @@ public final class FileCameraSource: CameraSource {
         return stream
     }
 
-    public func stop() async {
+    package func stop() async {
         replace(with: nil)
     }
 

@@ -2,7 +2,7 @@ import HAL
 
 /// The colour spaces (`C` tag) of an 8-bit YUV4MPEG2 stream. Only the Y plane is ever used; the
 /// colour space says how many chroma bytes follow it in each frame.
-public enum Y4MColorSpace: String, Sendable, Hashable, CaseIterable {
+package enum Y4MColorSpace: String, Sendable, Hashable, CaseIterable {
     case c420jpeg = "420jpeg"
     case c420paldv = "420paldv"
     case c420mpeg2 = "420mpeg2"
@@ -14,10 +14,10 @@ public enum Y4MColorSpace: String, Sendable, Hashable, CaseIterable {
     case mono = "mono"
 
     /// What a header without a `C` tag means (the format's default).
-    public static let `default`: Y4MColorSpace = .c420jpeg
+    package static let `default`: Y4MColorSpace = .c420jpeg
 
     /// Bytes after the Y plane in one frame: the chroma planes (and alpha for `444alpha`).
-    public func extraPlaneBytes(width: Int, height: Int) -> Int {
+    package func extraPlaneBytes(width: Int, height: Int) -> Int {
         switch self {
         case .c420jpeg, .c420paldv, .c420mpeg2, .c420: 2 * ((width + 1) / 2) * ((height + 1) / 2)
         case .c422: 2 * ((width + 1) / 2) * height
@@ -34,19 +34,19 @@ public struct Y4MHeader: Sendable, Hashable {
     public var width: Int
     public var height: Int
     /// Frames per second as the `F` tag gives it: numerator / denominator.
-    public var frameRateNumerator: Int
-    public var frameRateDenominator: Int
-    public var colorSpace: Y4MColorSpace
+    package var frameRateNumerator: Int
+    package var frameRateDenominator: Int
+    package var colorSpace: Y4MColorSpace
     /// The `I` tag (`p`, `t`, `b`, `m`, or `?`); kept for information, frames are read as stored.
-    public var interlacing: Character
+    package var interlacing: Character
 
     /// Larger pictures are refused as a damaged header rather than allocated.
-    public static let maximumDimension = 16_384
+    package static let maximumDimension = 16_384
     /// No camera makes more (8K UHD is 33 million): a picture larger than this is a damaged or
     /// hostile header, refused before a frame of it is allocated. 16384×16384 would be 256 MiB.
-    public static let maximumPixels = 40_000_000
+    package static let maximumPixels = 40_000_000
 
-    public init(width: Int, height: Int, frameRateNumerator: Int = 30, frameRateDenominator: Int = 1,
+    package init(width: Int, height: Int, frameRateNumerator: Int = 30, frameRateDenominator: Int = 1,
                 colorSpace: Y4MColorSpace = .default, interlacing: Character = "p") {
         self.width = width
         self.height = height
@@ -57,10 +57,10 @@ public struct Y4MHeader: Sendable, Hashable {
     }
 
     /// Bytes of picture data in one frame (every plane), not counting the `FRAME` line.
-    public var frameBytes: Int { width * height + colorSpace.extraPlaneBytes(width: width, height: height) }
+    package var frameBytes: Int { width * height + colorSpace.extraPlaneBytes(width: width, height: height) }
 
     /// Time between frames (rounded to the nanosecond).
-    public var frameInterval: Duration { timestamp(ofFrame: 1) }
+    package var frameInterval: Duration { timestamp(ofFrame: 1) }
 
     /// When frame `index` (from 0) is shown, computed from the rate without accumulating rounding.
     public func timestamp(ofFrame index: UInt64) -> Duration {
@@ -76,7 +76,7 @@ public struct Y4MHeader: Sendable, Hashable {
     }
 
     /// Parses the header line (without its newline). `source` names the file in error messages.
-    public init(parsing bytes: [UInt8], source: String) throws(CameraError) {
+    package init(parsing bytes: [UInt8], source: String) throws(CameraError) {
         let magic = Array("YUV4MPEG2".utf8)
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic,
               bytes.count == magic.count || bytes[magic.count] == 0x20

@@ -3,7 +3,7 @@ import LinuxIO
 
 /// Writes grey frames as a YUV4MPEG2 file (for tests and test-video generators). Chroma planes,
 /// when the colour space has them, are neutral (128): the picture stays grey.
-public final class Y4MWriter {
+package final class Y4MWriter {
     public let path: String
     public let header: Y4MHeader
     private var fd: FileDescriptor?
@@ -11,7 +11,7 @@ public final class Y4MWriter {
 
     /// Creates (or truncates) `path` and writes the header. Any colour space can be written; `Cmono`
     /// and `C420jpeg` are the usual choices.
-    public init(path: String, width: Int, height: Int, frameRateNumerator: Int = 30, frameRateDenominator: Int = 1,
+    package init(path: String, width: Int, height: Int, frameRateNumerator: Int = 30, frameRateDenominator: Int = 1,
                 colorSpace: Y4MColorSpace = .mono) throws(CameraError) {
         let header = Y4MHeader(width: width, height: height, frameRateNumerator: frameRateNumerator,
                                frameRateDenominator: frameRateDenominator, colorSpace: colorSpace)

@@ -23,7 +23,7 @@ import Synchronization
 /// `stats` reports how many frames were decoded, how many the camera dropped in between (gaps in
 /// `sequence`), and the latency from a frame reaching the pipeline to its decode being done,
 /// measured on the injected clock.
-public final class DecodingPipeline: CodeSource {
+package final class DecodingPipeline: CodeSource {
     public let camera: any CameraSource
     public let decoder: any CodeDecoder
     private let clock: any Clock<Duration>
@@ -34,36 +34,36 @@ public final class DecodingPipeline: CodeSource {
     private let statistics = Mutex(Stats())
     private let glimpse = Mutex<PipelineGlimpse?>(nil)
 
-    public struct Stats: Sendable, Hashable {
-        public var framesDecoded: UInt64 = 0
-        public var framesWithSymbols: UInt64 = 0
+    package struct Stats: Sendable, Hashable {
+        package var framesDecoded: UInt64 = 0
+        package var framesWithSymbols: UInt64 = 0
         /// Frames the camera produced that were never decoded (newer ones replaced them).
-        public var framesSkipped: UInt64 = 0
-        public var lastLatency: Duration?
-        public var maximumLatency: Duration = .zero
-        public var totalLatency: Duration = .zero
+        package var framesSkipped: UInt64 = 0
+        package var lastLatency: Duration?
+        package var maximumLatency: Duration = .zero
+        package var totalLatency: Duration = .zero
         /// Second-lane runs (zbar's turns), and the longest a run's answer took from its frame's
         /// arrival.
-        public var secondRuns: UInt64 = 0
-        public var secondMaximumLatency: Duration = .zero
+        package var secondRuns: UInt64 = 0
+        package var secondMaximumLatency: Duration = .zero
         /// Latencies counted in `latencyStep` buckets (the last one holds everything longer), so
         /// percentiles cost a fixed 4 KiB however long the camera runs.
-        public var latencyBuckets = [UInt32](repeating: 0, count: Stats.latencyBucketCount)
+        package var latencyBuckets = [UInt32](repeating: 0, count: Stats.latencyBucketCount)
 
-        public static let latencyStep: Duration = .microseconds(500)
-        public static let latencyBucketCount = 1000
+        package static let latencyStep: Duration = .microseconds(500)
+        package static let latencyBucketCount = 1000
 
-        public init() {}
+        package init() {}
 
         /// Mean frame-to-decode latency, nil before the first decode.
-        public var meanLatency: Duration? {
+        package var meanLatency: Duration? {
             framesDecoded == 0 ? nil : totalLatency / Int(framesDecoded)
         }
 
         /// The latency that `fraction` of the decoded frames stayed within (nearest rank, to the
         /// upper edge of its 0.5 ms bucket; the maximum itself past the last bucket); nil before
         /// the first decode.
-        public func latencyPercentile(_ fraction: Double) -> Duration? {
+        package func latencyPercentile(_ fraction: Double) -> Duration? {
             let total = latencyBuckets.reduce(0) { $0 + UInt64($1) }
             guard total > 0 else { return nil }
             let rank = max(1, UInt64((min(max(fraction, 0), 1) * Double(total)).rounded(.up)))
@@ -85,7 +85,7 @@ public final class DecodingPipeline: CodeSource {
         }
     }
 
-    public init(camera: any CameraSource, decoder: any CodeDecoder, clock: any Clock<Duration> = ContinuousClock()) {
+    package init(camera: any CameraSource, decoder: any CodeDecoder, clock: any Clock<Duration> = ContinuousClock()) {
         self.camera = camera
         self.decoder = decoder
         self.clock = clock
@@ -96,10 +96,10 @@ public final class DecodingPipeline: CodeSource {
     public var description: String { "\(camera.info.uri) (\(decoder.name))" }
 
     /// What has been decoded so far (across every `codes()` stream of this pipeline).
-    public var stats: Stats { statistics.withLock { $0 } }
+    package var stats: Stats { statistics.withLock { $0 } }
 
     /// The newest decoded frame and what came of it; nil before the first decode.
-    public var latestGlimpse: PipelineGlimpse? { glimpse.withLock { $0 } }
+    package var latestGlimpse: PipelineGlimpse? { glimpse.withLock { $0 } }
 
     public func codes() -> AsyncThrowingStream<DecodedFrame, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DecodedFrame.self)

@@ -1,7 +1,7 @@
 import HAL
 
 /// What a person aiming a camera at a code should do next, in two or three words.
-public enum AimingHint: String, Sendable, Hashable, CaseIterable {
+package enum AimingHint: String, Sendable, Hashable, CaseIterable {
     /// A code-like region is in view but too small to read.
     case moveCloser = "move closer"
     /// A code-like region is in view, big enough, and still unread: it moves, or the picture is
@@ -23,22 +23,22 @@ public enum AimingHint: String, Sendable, Hashable, CaseIterable {
 /// sharp yet (`holdStill`). Reading a code clears the hint at once; a new hint must hold for
 /// `settle` glimpses in a row before it replaces the one shown, so one odd frame never flickers
 /// the line.
-public struct AimingAdvisor: Sendable {
+package struct AimingAdvisor: Sendable {
     public private(set) var hint: AimingHint?
     private var candidate: AimingHint?
     private var candidateRuns = 0
 
-    public static let settle = 2
-    public static let darkMean = 48
-    public static let flatSpread = 40
-    public static let smallFraction = 5
+    package static let settle = 2
+    package static let darkMean = 48
+    package static let flatSpread = 40
+    package static let smallFraction = 5
 
-    public init() {}
+    package init() {}
 
     /// Takes one glimpse: the frame, the regions seen and read in it, and how many codes were
     /// read. Returns the hint to show now (nil: none).
     @discardableResult
-    public mutating func observe(_ frame: GrayFrame, sighting: Sighting, symbolCount: Int) -> AimingHint? {
+    package mutating func observe(_ frame: GrayFrame, sighting: Sighting, symbolCount: Int) -> AimingHint? {
         guard symbolCount == 0, sighting.read.isEmpty else {
             hint = nil
             candidate = nil

@@ -5,13 +5,13 @@ import HAL
 /// Each thumbnail pixel is the mean of a sample of the box of frame pixels it stands for (every
 /// `sampleStep`-th pixel of every `sampleStep`-th row, at most 8×8 samples a box), so a 1920×1080
 /// frame costs a few thousand reads rather than two million: about what one decoder row costs.
-public struct FrameThumbnail: Sendable, Hashable {
+package struct FrameThumbnail: Sendable, Hashable {
     public let width: Int
     public let height: Int
     public let pixels: [UInt8]
 
     /// nil for a frame whose size, stride and pixel count disagree, or a size under 1×1.
-    public init?(frame: GrayFrame, width: Int, height: Int) {
+    package init?(frame: GrayFrame, width: Int, height: Int) {
         guard width > 0, height > 0, frame.width > 0, frame.height > 0, frame.stride >= frame.width,
               frame.pixels.count >= frame.stride * (frame.height - 1) + frame.width else { return nil }
         self.width = width
@@ -47,24 +47,24 @@ public struct FrameThumbnail: Sendable, Hashable {
 }
 
 /// How bright a picture (or a part of it) is, and how much it varies.
-public struct LightLevels: Sendable, Hashable {
-    public var mean: Int
+package struct LightLevels: Sendable, Hashable {
+    package var mean: Int
     /// The 5th and 95th percentiles: the spread between them is the picture's usable contrast.
-    public var low: Int
-    public var high: Int
+    package var low: Int
+    package var high: Int
 
-    public init(mean: Int, low: Int, high: Int) {
+    package init(mean: Int, low: Int, high: Int) {
         self.mean = mean
         self.low = low
         self.high = high
     }
 
-    public var spread: Int { high - low }
+    package var spread: Int { high - low }
 
     /// The levels of `region` of `frame` (the whole frame when nil), from about `samples` pixels
     /// spread evenly over it, so a whole 1080p frame costs what a 64×64 patch does. Zero levels
     /// for a malformed frame or an empty region.
-    public static func measure(_ frame: GrayFrame, in region: FrameRegion? = nil, samples: Int = 4096) -> LightLevels {
+    package static func measure(_ frame: GrayFrame, in region: FrameRegion? = nil, samples: Int = 4096) -> LightLevels {
         let area = region ?? FrameRegion(x: 0, y: 0, width: frame.width, height: frame.height)
         let x0 = max(0, area.x), y0 = max(0, area.y)
         let x1 = min(frame.width, area.x + area.width), y1 = min(frame.height, area.y + area.height)

@@ -38,21 +38,21 @@ enum V4L2Request {
 /// multi-planar API (see `V4L2BufferAPI`), the cheapest grey path (see `V4L2GreyPath`); cameras
 /// offering only formats that need decoding (MJPG, RGB…) are read through libv4l2's conversion
 /// instead (see `V4L2Calls`).
-public final class V4L2Camera: CameraSource {
+package final class V4L2Camera: CameraSource {
     public let path: String
     public let info: CameraInfo
-    public let requestedWidth: Int
-    public let requestedHeight: Int
+    package let requestedWidth: Int
+    package let requestedHeight: Int
     /// How long the stream waits for a frame before it ends with `CameraError.timedOut`.
-    public let frameTimeout: Duration
+    package let frameTimeout: Duration
     /// The pixel format asked for instead of the cheapest grey path (nil: the cheapest).
-    public let requestedFormat: V4L2GreyPath?
+    package let requestedFormat: V4L2GreyPath?
     private let running = Mutex<Session?>(nil)
 
     /// Asks the device what it is (QUERYCAP, ENUM_FMT); it must be a streaming capture device.
     /// `format` (a fourcc such as `NM12`) picks a format the device offers and we read directly,
     /// instead of the cheapest: to try a camera's other formats.
-    public init(path: String, width: Int = 640, height: Int = 480, frameTimeout: Duration = .seconds(2),
+    package init(path: String, width: Int = 640, height: Int = 480, frameTimeout: Duration = .seconds(2),
                 format: String? = nil) throws(CameraError) {
         self.path = path
         if let format {
@@ -78,7 +78,7 @@ public final class V4L2Camera: CameraSource {
     }
 
     /// What the device agreed to at S_FMT for the current stream (nil when not streaming).
-    public var streamingFormat: PixelFormatInfo? {
+    package var streamingFormat: PixelFormatInfo? {
         running.withLock { session in
             session.map { PixelFormatInfo(fourcc: PixelFormatInfo.fourccString($0.greyPath.fourcc),
                                           sizes: [.discrete(width: $0.width, height: $0.height)]) }
@@ -86,7 +86,7 @@ public final class V4L2Camera: CameraSource {
     }
 
     /// Whether the current stream goes through libv4l2's format conversion.
-    public var isConverting: Bool { running.withLock { $0?.calls.throughLibV4L2 ?? false } }
+    package var isConverting: Bool { running.withLock { $0?.calls.throughLibV4L2 ?? false } }
 
     public func start() async throws(CameraError) -> AsyncThrowingStream<GrayFrame, any Error> {
         await stop()
@@ -101,7 +101,7 @@ public final class V4L2Camera: CameraSource {
 
     /// Asks the capture thread to stop; it does STREAMOFF, munmap and close itself. Waits at most
     /// about a second for that, so it never hangs on a stuck device.
-    public func stop() async {
+    package func stop() async {
         guard let session = running.withLock({ state -> Session? in defer { state = nil }; return state }) else { return }
         session.stopFlag.store(true, ordering: .relaxed)
         for _ in 0..<100 where !session.finished.load(ordering: .acquiring) {

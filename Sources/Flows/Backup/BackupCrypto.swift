@@ -4,15 +4,15 @@ import CCrypto
 ///
 /// Every function reports failure as a `BackupCryptoError`; none of them traps on bad input.
 /// Secrets are passed as byte arrays; callers own their lifetime.
-public enum BackupCrypto {
-    public static let sha256Length = 32
-    public static let aes256KeyLength = 32
-    public static let gcmTagLength = 16
+package enum BackupCrypto {
+    package static let sha256Length = 32
+    package static let aes256KeyLength = 32
+    package static let gcmTagLength = 16
 
     // MARK: Hashes and MACs
 
     /// SHA-256 of `data`.
-    public static func sha256(_ data: [UInt8]) throws(BackupCryptoError) -> [UInt8] {
+    package static func sha256(_ data: [UInt8]) throws(BackupCryptoError) -> [UInt8] {
         guard let md = EVP_sha256() else { throw .unavailable("SHA-256") }
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var digestLength: UInt32 = 0
@@ -28,7 +28,7 @@ public enum BackupCrypto {
     }
 
     /// HMAC-SHA256 of `message` under `key`.
-    public static func hmacSHA256(key: [UInt8], message: [UInt8]) throws(BackupCryptoError) -> [UInt8] {
+    package static func hmacSHA256(key: [UInt8], message: [UInt8]) throws(BackupCryptoError) -> [UInt8] {
         guard let md = EVP_sha256() else { throw .unavailable("SHA-256") }
         guard key.count <= Int32.max else { throw .invalidInput("HMAC key is too long") }
         var mac = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
@@ -143,7 +143,7 @@ public enum BackupCrypto {
     // MARK: AES-256-GCM
 
     /// AES-256-GCM encryption. Returns the ciphertext (same length as the plaintext) and the 16-byte tag.
-    public static func aes256GCMSeal(
+    package static func aes256GCMSeal(
         key: [UInt8], nonce: [UInt8], plaintext: [UInt8], aad: [UInt8]
     ) throws(BackupCryptoError) -> (ciphertext: [UInt8], tag: [UInt8]) {
         try checkGCMInputs(key: key, nonce: nonce, text: plaintext, aad: aad)
@@ -210,7 +210,7 @@ public enum BackupCrypto {
     ///
     /// - Throws: `.authenticationFailed` when the tag does not match (wrong key, or any byte of the
     ///   ciphertext, tag, nonce or AAD changed); no plaintext is released in that case.
-    public static func aes256GCMOpen(
+    package static func aes256GCMOpen(
         key: [UInt8], nonce: [UInt8], ciphertext: [UInt8], tag: [UInt8], aad: [UInt8]
     ) throws(BackupCryptoError) -> SecretBytes {
         try checkGCMInputs(key: key, nonce: nonce, text: ciphertext, aad: aad)
@@ -290,7 +290,7 @@ public enum BackupCrypto {
     // MARK: Randomness and comparison
 
     /// `count` bytes from OpenSSL's CSPRNG.
-    public static func randomBytes(_ count: Int) throws(BackupCryptoError) -> [UInt8] {
+    package static func randomBytes(_ count: Int) throws(BackupCryptoError) -> [UInt8] {
         guard count >= 0, count <= Int32.max else { throw .invalidInput("cannot produce \(count) random bytes") }
         var bytes = [UInt8](repeating: 0, count: count)
         guard count > 0 else { return bytes }
@@ -303,7 +303,7 @@ public enum BackupCrypto {
 
     /// Compares two byte strings in time that depends only on their length (`CRYPTO_memcmp`).
     /// Different lengths compare unequal at once; lengths are not secret here.
-    public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    package static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         guard !a.isEmpty else { return true }
         return a.withUnsafeBytes { left in
@@ -371,7 +371,7 @@ public enum BackupCrypto {
 }
 
 /// What went wrong inside the crypto library.
-public enum BackupCryptoError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum BackupCryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The algorithm is not available in this libcrypto build (or its provider failed to load).
     case unavailable(String)
     /// An argument had the wrong size or range; nothing was computed.

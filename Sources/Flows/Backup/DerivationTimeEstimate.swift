@@ -3,19 +3,19 @@ import Synchronization
 /// How long a key derivation takes on *this* machine, so the decrypting screen can say
 /// "This can take up to 40 seconds." only when it really can. scrypt's work grows with N·r·p,
 /// so one cheap calibration derivation, timed, scales to any parameters.
-public struct DerivationTimeEstimate: Sendable, Hashable {
+package struct DerivationTimeEstimate: Sendable, Hashable {
     /// Seconds per unit of N·r·p, measured.
-    public let secondsPerUnit: Double
+    package let secondsPerUnit: Double
 
-    public init(secondsPerUnit: Double) {
+    package init(secondsPerUnit: Double) {
         self.secondsPerUnit = secondsPerUnit
     }
 
     /// The parameters timed to calibrate: 8 MiB of scrypt memory, a few milliseconds of work.
-    public static let calibrationParameters = ScryptParameters(logN: 13, r: 8, p: 1)
+    package static let calibrationParameters = ScryptParameters(logN: 13, r: 8, p: 1)
 
     /// Times the calibration derivation (best of three, to skip a cold cache or a busy moment).
-    public static func measure(with deriver: any KeyDeriver = ScryptKeyDeriver()) -> DerivationTimeEstimate? {
+    package static func measure(with deriver: any KeyDeriver = ScryptKeyDeriver()) -> DerivationTimeEstimate? {
         let clock = ContinuousClock()
         var best: Duration?
         for _ in 0..<3 {
@@ -32,7 +32,7 @@ public struct DerivationTimeEstimate: Sendable, Hashable {
     private static let cache = Mutex<DerivationTimeEstimate?>(nil)
 
     /// Measured once per process, then reused.
-    public static func cached() -> DerivationTimeEstimate? {
+    package static func cached() -> DerivationTimeEstimate? {
         if let known = cache.withLock({ $0 }) { return known }
         let measured = measure()
         cache.withLock { $0 = $0 ?? measured }
@@ -46,20 +46,20 @@ public struct DerivationTimeEstimate: Sendable, Hashable {
 
     /// When nothing could be measured: a two-core CI machine's speed (logN 20, r 8, p 16 took
     /// 37 s there), so the cost of hostile parameters is still known before it is paid.
-    public static let reference = DerivationTimeEstimate(secondsPerUnit: 2.8e-7)
+    package static let reference = DerivationTimeEstimate(secondsPerUnit: 2.8e-7)
 
     /// The most a derivation may cost before a person is asked (and an unattended run refuses):
     /// about what the format's worst parameters cost on a fast machine, and far beyond the
     /// default export (logN 17, r 8, p 1: about 0.3 s).
-    public static let slowLimit: Duration = .seconds(30)
+    package static let slowLimit: Duration = .seconds(30)
 
     /// Whether these parameters cost more than `limit` here.
-    public func isSlow(_ parameters: ScryptParameters, limit: Duration = Self.slowLimit) -> Bool {
+    package func isSlow(_ parameters: ScryptParameters, limit: Duration = Self.slowLimit) -> Bool {
         seconds(for: parameters) > limit.seconds
     }
 
     /// "about 37 s" / "about 3 min": the estimate as people read it.
-    public func spokenEstimate(for parameters: ScryptParameters) -> String {
+    package func spokenEstimate(for parameters: ScryptParameters) -> String {
         let seconds = self.seconds(for: parameters)
         if seconds < 90 { return "about \(max(1, Int(seconds.rounded()))) s" }
         return "about \(Int((seconds / 60).rounded())) min"
@@ -67,11 +67,11 @@ public struct DerivationTimeEstimate: Sendable, Hashable {
 
     /// The footer line while decrypting. "Up to" carries a margin over the measurement (large
     /// tables miss the cache more, and the machine may be busy), rounded to figures people read.
-    public func decryptingLine(for parameters: ScryptParameters) -> String {
+    package func decryptingLine(for parameters: ScryptParameters) -> String {
         Self.decryptingLine(expectedSeconds: seconds(for: parameters))
     }
 
-    public static func decryptingLine(expectedSeconds: Double) -> String {
+    package static func decryptingLine(expectedSeconds: Double) -> String {
         let bound = expectedSeconds * 1.5
         if bound < 3 { return "Decrypting. This takes a moment." }
         if bound < 60 {

@@ -23,7 +23,7 @@ public final class SecretBytes: Sendable, Hashable, CustomStringConvertible, Cus
     private let storage: Mutex<Storage>
 
     /// Room for `capacity` bytes, none of them used yet (a field being typed, a file being read).
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         let capacity = max(0, capacity)
         let base = UnsafeMutableRawPointer.allocate(byteCount: max(1, capacity), alignment: 16)
         base.initializeMemory(as: UInt8.self, repeating: 0, count: max(1, capacity))
@@ -31,14 +31,14 @@ public final class SecretBytes: Sendable, Hashable, CustomStringConvertible, Cus
     }
 
     /// A secret made from bytes the caller holds (the caller wipes its own copy).
-    public convenience init(copying bytes: some Collection<UInt8>) {
+    package convenience init(copying bytes: some Collection<UInt8>) {
         self.init(capacity: bytes.count)
         for byte in bytes { _ = append(byte) }
     }
 
     /// Up to `capacity` bytes written in place by `body`, which returns how many it wrote: the
     /// secret is never anywhere else (a decryption writes straight into it).
-    public convenience init<E: Error>(capacity: Int, initializingWith body: (UnsafeMutableRawBufferPointer) throws(E) -> Int) throws(E) {
+    package convenience init<E: Error>(capacity: Int, initializingWith body: (UnsafeMutableRawBufferPointer) throws(E) -> Int) throws(E) {
         self.init(capacity: capacity)
         let used = try storage.withLock { s throws(E) -> Int in
             try body(UnsafeMutableRawBufferPointer(start: s.base, count: s.capacity))
@@ -56,7 +56,7 @@ public final class SecretBytes: Sendable, Hashable, CustomStringConvertible, Cus
     public var count: Int { storage.withLock { $0.count } }
     public var isEmpty: Bool { count == 0 }
     /// Every byte has been wiped (or none was ever there).
-    public var isWiped: Bool {
+    package var isWiped: Bool {
         storage.withLock { s in s.count == 0 && UnsafeRawBufferPointer(start: s.base, count: s.capacity).allSatisfy { $0 == 0 } }
     }
 
@@ -92,7 +92,7 @@ public final class SecretBytes: Sendable, Hashable, CustomStringConvertible, Cus
     /// Lets `body` write up to `limit` more bytes straight into the free room (a read(2), say)
     /// and keeps as many as it says it wrote.
     @discardableResult
-    public func appendInPlace<E: Error>(upTo limit: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> Int) throws(E) -> Int {
+    package func appendInPlace<E: Error>(upTo limit: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> Int) throws(E) -> Int {
         try storage.withLock { s throws(E) -> Int in
             let room = min(max(0, limit), s.capacity - s.count)
             let written = try body(UnsafeMutableRawBufferPointer(start: s.base + s.count, count: room))
@@ -103,7 +103,7 @@ public final class SecretBytes: Sendable, Hashable, CustomStringConvertible, Cus
     }
 
     /// Removes the last `n` bytes, wiping them.
-    public func removeLast(_ n: Int = 1) {
+    package func removeLast(_ n: Int = 1) {
         storage.withLock { s in
             let n = min(max(0, n), s.count)
             Secrets.wipe(UnsafeMutableRawBufferPointer(start: s.base + (s.count - n), count: n))
@@ -117,7 +117,7 @@ public final class SecretBytes: Sendable, Hashable, CustomStringConvertible, Cus
     }
 
     /// Zeros every byte and empties the secret. Idempotent.
-    public func wipe() {
+    package func wipe() {
         storage.withLock { s in
             Secrets.wipe(UnsafeMutableRawBufferPointer(start: s.base, count: s.capacity))
             s.count = 0
@@ -142,16 +142,16 @@ public final class SecretBytes: Sendable, Hashable, CustomStringConvertible, Cus
 }
 
 /// One way to wipe memory that held a secret.
-public enum Secrets {
+package enum Secrets {
     /// `OPENSSL_cleanse`: zeros that stay written, however the optimiser sees the buffer's future.
-    public static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+    package static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
         OPENSSL_cleanse(base, buffer.count)
     }
 
     /// Wipes an array's bytes where they are. Only for arrays nothing else shares (a local
     /// buffer), since a shared one would be copied first and the copy wiped.
-    public static func wipe(_ bytes: inout [UInt8]) {
+    package static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { wipe($0) }
     }
 }

@@ -84,7 +84,7 @@ public struct VB1Code: Hashable, Sendable {
     // MARK: Splitting a container
 
     /// The backup ID of a container: its SHA-256's first 4 bytes as upper-case hex.
-    public static func backupID(of container: [UInt8]) throws(BackupCryptoError) -> String {
+    package static func backupID(of container: [UInt8]) throws(BackupCryptoError) -> String {
         Hex.string(try BackupCrypto.sha256(container).prefix(4))
     }
 

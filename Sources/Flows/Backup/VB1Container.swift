@@ -95,7 +95,7 @@ public struct VB1Container: Hashable, Sendable {
     /// read where it is and left to the caller to wipe.
     ///
     /// - Throws: `.cryptoFailure` when the deriver fails or returns a key of the wrong size.
-    public func deriveKey(
+    package func deriveKey(
         password: SecretBytes, deriver: any KeyDeriver = ScryptKeyDeriver()
     ) throws(VB1ContainerError) -> [UInt8] {
         let normalized = Self.normalizedPassword(password)
@@ -105,7 +105,7 @@ public struct VB1Container: Hashable, Sendable {
 
     /// The same for a password given as a string (tests, and exporters, whose password is
     /// theirs): a string's bytes cannot be wiped, so the importer never holds one.
-    public func deriveKey(
+    package func deriveKey(
         password: String, deriver: any KeyDeriver = ScryptKeyDeriver()
     ) throws(VB1ContainerError) -> [UInt8] {
         let secret = SecretBytes(copying: password.utf8)

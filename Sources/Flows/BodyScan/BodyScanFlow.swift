@@ -5,8 +5,8 @@ import Synchronization
 /// `ScaleTransport` only, keeps every wait on the injected clock with a warning and a deadline,
 /// and publishes screens, cues and announcements on `outputs`. `run()` performs one attempt; call
 /// it again to retry after a failure (it finds and connects to the mirror afresh).
-public final class BodyScanFlow: Sendable {
-    public let outputs: AsyncStream<FlowOutput>
+package final class BodyScanFlow: Sendable {
+    package let outputs: AsyncStream<FlowOutput>
     private let output: AsyncStream<FlowOutput>.Continuation
     private let transport: any ScaleTransport
     private let clock: any Clock<Duration>
@@ -15,7 +15,7 @@ public final class BodyScanFlow: Sendable {
     private let current = Mutex<AsyncStream<ScanInput>.Continuation?>(nil)
     private let lastState = Mutex<BodyScanState?>(nil)
 
-    public init(transport: any ScaleTransport, clock: any Clock<Duration>, configuration: BodyScanConfiguration) {
+    package init(transport: any ScaleTransport, clock: any Clock<Duration>, configuration: BodyScanConfiguration) {
         self.transport = transport
         self.clock = clock
         self.configuration = configuration
@@ -28,15 +28,15 @@ public final class BodyScanFlow: Sendable {
     // MARK: the person's answers
 
     public func cancel() { send(.cancel) }
-    public func pick(mirror address: BLEAddress) { send(.pick(address)) }
-    public func confirmAlignment() { send(.confirm) }
-    public func realign() { send(.realign) }
+    package func pick(mirror address: BLEAddress) { send(.pick(address)) }
+    package func confirmAlignment() { send(.confirm) }
+    package func realign() { send(.realign) }
 
     /// The `ScreenAction.id`s of the flow's buttons, so whatever draws them can press them.
-    public static let confirmActionID = BodyScanScreens.confirmActionID
-    public static let realignActionID = BodyScanScreens.realignActionID
-    public static let retryActionID = BodyScanScreens.retryActionID
-    public static let doneActionID = BodyScanScreens.doneActionID
+    package static let confirmActionID = BodyScanScreens.confirmActionID
+    package static let realignActionID = BodyScanScreens.realignActionID
+    package static let retryActionID = BodyScanScreens.retryActionID
+    package static let doneActionID = BodyScanScreens.doneActionID
 
     /// Ends `outputs` once no further attempt will be made.
     public func close() { output.finish() }

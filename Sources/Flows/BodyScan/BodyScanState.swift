@@ -1,29 +1,29 @@
 /// The body-scan flow's states, in the order a good scan visits them (flows.md §3). Their raw
 /// values are the names `hwprobe scan --json` reports in `states`.
-public enum BodyScanState: String, CaseIterable, Hashable, Sendable {
+package enum BodyScanState: String, CaseIterable, Hashable, Sendable {
     case connecting, selectMirror, waitForScale, preflight, alignScale, confirmAlignment, warmingUp,
          phoneDown, countdown, scanning, stepOff, processing, complete, failed
 
-    public var isTerminal: Bool { self == .complete || self == .failed }
+    package var isTerminal: Bool { self == .complete || self == .failed }
 }
 
 /// Why a scan failed, as the contract names it.
-public struct BodyScanFailure: Error, Hashable, Sendable, CustomStringConvertible {
-    public enum Reason: String, Hashable, Sendable {
+package struct BodyScanFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum Reason: String, Hashable, Sendable {
         case mirrorError, timedOut, disconnected, preflight, notFound
     }
 
-    public var reason: Reason
+    package var reason: Reason
     /// The mirror's error code for `.mirrorError`.
     public var code: UInt8?
     /// What happened, in words for the person at the bench.
     public var message: String
     /// What to do about it (the tip for a mirror error code, or a next step).
-    public var tip: String
+    package var tip: String
     /// Where the flow was when it failed.
     public var state: BodyScanState
 
-    public init(reason: Reason, code: UInt8? = nil, message: String, tip: String, state: BodyScanState) {
+    package init(reason: Reason, code: UInt8? = nil, message: String, tip: String, state: BodyScanState) {
         self.reason = reason
         self.code = code
         self.message = message
@@ -35,15 +35,15 @@ public struct BodyScanFailure: Error, Hashable, Sendable, CustomStringConvertibl
 }
 
 /// How one run of the flow ended, with every state it entered (the last included).
-public struct BodyScanOutcome: Hashable, Sendable {
-    public enum Kind: String, Hashable, Sendable { case complete, failed, cancelled }
+package struct BodyScanOutcome: Hashable, Sendable {
+    package enum Kind: String, Hashable, Sendable { case complete, failed, cancelled }
 
     public var kind: Kind
     public var states: [BodyScanState]
     public var result: ScanResult?
     public var failure: BodyScanFailure?
 
-    public init(kind: Kind, states: [BodyScanState], result: ScanResult? = nil, failure: BodyScanFailure? = nil) {
+    package init(kind: Kind, states: [BodyScanState], result: ScanResult? = nil, failure: BodyScanFailure? = nil) {
         self.kind = kind
         self.states = states
         self.result = result

@@ -21,9 +21,9 @@ import Synchronization
 /// Costs: given a `slowDerivationLimit`, a backup whose parameters would take longer than that
 /// to derive on this machine (by the time estimate) is not derived until the person says so: the
 /// flow opens on a question with Continue and Cancel, before any password is typed.
-public final class BackupDecryptFlow: Sendable {
+package final class BackupDecryptFlow: Sendable {
     /// Screens, cues and announcements in order, buffered without limit. Finishes with the flow.
-    public let outputs: AsyncStream<FlowOutput>
+    package let outputs: AsyncStream<FlowOutput>
 
     private let output: AsyncStream<FlowOutput>.Continuation
     /// Nil when the bytes were refused before any password was asked for.
@@ -76,7 +76,7 @@ public final class BackupDecryptFlow: Sendable {
     ///     first (``continueActionID`` / ``cancelActionID``).
     ///   - clock: the time source for the short pause on the open lock.
     ///   - motion: the motion preferences in effect.
-    public init(container bytes: [UInt8], deriver: any KeyDeriver = ScryptKeyDeriver(),
+    package init(container bytes: [UInt8], deriver: any KeyDeriver = ScryptKeyDeriver(),
                 timeEstimate: DerivationTimeEstimate? = nil, slowDerivationLimit: Duration? = nil,
                 clock: some Clock<Duration>, motion: MotionSettings = .standard) {
         (outputs, output) = AsyncStream.makeStream(of: FlowOutput.self, bufferingPolicy: .unbounded)
@@ -144,7 +144,7 @@ public final class BackupDecryptFlow: Sendable {
 
     /// Continue on the question about a slow backup: the password field comes, and each attempt
     /// derives without asking again. Ignored on any other screen.
-    public func confirmSlowDerivation() {
+    package func confirmSlowDerivation() {
         state.withLock { s in
             guard s.phase == .confirmingCost else { return }
             s.phase = .idle
@@ -154,8 +154,8 @@ public final class BackupDecryptFlow: Sendable {
     }
 
     /// The action ids of the slow-backup question (Cancel ends the flow as `.cancelled`).
-    public static let continueActionID = "continue"
-    public static let cancelActionID = "cancel"
+    package static let continueActionID = "continue"
+    package static let cancelActionID = "cancel"
 
     /// Return in the password field. Ignored unless the field accepts input. An empty password
     /// never reaches the key derivation (a stray Return should not start minutes of work): the
@@ -211,7 +211,7 @@ public final class BackupDecryptFlow: Sendable {
 
     /// Leaves without opening the backup: the flow ends as `.cancelled`. Ignored once the backup
     /// has opened or the flow has ended.
-    public func dismiss() {
+    package func dismiss() {
         state.withLock { s in
             switch s.phase {
             case .confirmingCost, .idle, .decrypting:
@@ -226,7 +226,7 @@ public final class BackupDecryptFlow: Sendable {
     }
 
     /// Key derivations still running, abandoned ones included. Never more than one.
-    public var runningDerivations: Int {
+    package var runningDerivations: Int {
         state.withLock { $0.running }
     }
 

@@ -11,7 +11,7 @@ extension BackupDecryptFlow {
     static let incorrectPasswordMessage = "Incorrect password"
     static let damagedMessage = "This backup is damaged and can't be opened. Scan its codes again, or make a new export."
     static let unsupportedMessage = "This backup was made with settings this device can't open safely."
-    public static let emptyPasswordMessage = "Type the backup's password, then press Return."
+    package static let emptyPasswordMessage = "Type the backup's password, then press Return."
     static let cryptoFailureMessage = "Decrypting failed on this device. Try again."
     static let unlockedMessage = "Backup unlocked."
     /// When nothing was measured, promise nothing about how long it takes.

@@ -8,15 +8,15 @@ import Synchronization
 /// the buttons (`startOver()`, `cancel()`) and the camera can never interleave screens out of
 /// order. A screen identical to the last one is never published again: a camera reports the same
 /// code many times a second, and a duplicate must stay silent.
-public final class BackupImportFlow: Sendable {
+package final class BackupImportFlow: Sendable {
     /// The navigation title, shared with the rest of the import sheet.
-    public static let navigationTitle = "Scan Backup"
+    package static let navigationTitle = "Scan Backup"
     /// The `ScreenAction.id` of the button that throws a damaged set away.
-    public static let startOverActionID = "startOver"
+    package static let startOverActionID = "startOver"
 
     /// Screens, cues and announcements in order. Buffered without limit so a slow reader (or a
     /// test reading after the fact) sees every one. Finishes when the scan ends for good.
-    public let outputs: AsyncStream<FlowOutput>
+    package let outputs: AsyncStream<FlowOutput>
 
     private let output: AsyncStream<FlowOutput>.Continuation
     private let initialSource: any CodeSource
@@ -63,7 +63,7 @@ public final class BackupImportFlow: Sendable {
     ///   - idleLimit: when set, a source that shows no new code for this long ends the scan as
     ///     `.timedOut` (a live camera pointed at nothing must not hold an unattended run for ever).
     ///     The limit counts only while a source is being read, and starts again with each new code.
-    public init(codes: any CodeSource, clock: some Clock<Duration>, motion: MotionSettings = .standard,
+    package init(codes: any CodeSource, clock: some Clock<Duration>, motion: MotionSettings = .standard,
                 unattended: Bool = false, idleLimit: Duration? = nil) {
         (outputs, output) = AsyncStream.makeStream(of: FlowOutput.self, bufferingPolicy: .unbounded)
         initialSource = codes
@@ -83,13 +83,13 @@ public final class BackupImportFlow: Sendable {
 
     /// Carries on with another source (a reconnected camera) after `.sourceEnded`, keeping every
     /// code already scanned. Only one source is read at a time: a scan still running is ended.
-    public func resume(with source: any CodeSource) async -> ImportOutcome {
+    package func resume(with source: any CodeSource) async -> ImportOutcome {
         await scan(source)
     }
 
     /// Forgets every code scanned so far and shows the first screen again: the way out of a
     /// damaged set. Ignored once the scan has ended.
-    public func startOver() {
+    package func startOver() {
         state.withLock { s in
             guard s.outcome == nil else { return }
             s.collector.reset()
@@ -107,7 +107,7 @@ public final class BackupImportFlow: Sendable {
     }
 
     /// Codes of the backup shown that have been scanned, and how many it has.
-    public var progress: (scanned: Int, of: Int?) {
+    package var progress: (scanned: Int, of: Int?) {
         state.withLock { s in (s.collector.scannedIndexes.count, s.collector.currentCount) }
     }
 

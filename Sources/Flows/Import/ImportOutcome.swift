@@ -1,6 +1,6 @@
 /// How a backup scan ended. Each case says what the caller does next: decrypt, explain, reconnect
 /// a camera, or simply close.
-public enum ImportOutcome: Hashable, Sendable {
+package enum ImportOutcome: Hashable, Sendable {
     /// Every code of one backup arrived and the joined container matches its ID.
     case completed(container: [UInt8], backupID: String, codeCount: Int)
     /// The codes contradict each other and the scan ran unattended, so nobody can start over.
@@ -15,7 +15,7 @@ public enum ImportOutcome: Hashable, Sendable {
 }
 
 /// How a password attempt session ended.
-public enum DecryptOutcome: Hashable, Sendable {
+package enum DecryptOutcome: Hashable, Sendable {
     /// The backup opened; these are its plaintext bytes, the only copy: wipe them once written.
     case decrypted(SecretBytes)
     /// The password was right (or the container was unreadable) but the data was changed.

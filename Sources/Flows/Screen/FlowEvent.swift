@@ -3,7 +3,7 @@ import HAL
 /// What happened in a flow, as a fact a program can act on. Screens are for people and their
 /// words may change; a caller that needs to know "the password was refused" or "the set is
 /// damaged" reads these instead of comparing rendered text.
-public enum FlowEvent: Hashable, Sendable {
+package enum FlowEvent: Hashable, Sendable {
     /// A wait began (or began again after progress): what it waits for, in words that follow
     /// "waiting for", and how long it lasts before the flow gives up.
     case waiting(for: String, limit: Duration)

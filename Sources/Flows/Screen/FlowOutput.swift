@@ -2,9 +2,9 @@ import HAL
 
 /// Words for a screen reader. Screens change silently for someone who cannot see them, so an
 /// engine says the important changes (a wrong password, a finished scan) out loud as well.
-public struct Announcement: Hashable, Sendable {
+package struct Announcement: Hashable, Sendable {
     /// How urgently the words should be spoken.
-    public enum Priority: String, CaseIterable, Hashable, Sendable {
+    package enum Priority: String, CaseIterable, Hashable, Sendable {
         /// Spoken when the reader is next idle; for progress and confirmations.
         case polite
         /// Spoken at once, interrupting; for errors a person must act on.
@@ -12,9 +12,9 @@ public struct Announcement: Hashable, Sendable {
     }
 
     public var text: String
-    public var priority: Priority
+    package var priority: Priority
 
-    public init(_ text: String, priority: Priority = .polite) {
+    package init(_ text: String, priority: Priority = .polite) {
         self.text = text
         self.priority = priority
     }
@@ -23,7 +23,7 @@ public struct Announcement: Hashable, Sendable {
 /// Everything an engine publishes, in order, on one stream: what to show, what to feel, what to
 /// hear, and what happened. One stream keeps them in step (the cue plays with the screen it
 /// belongs to, the event comes with the screen that shows it).
-public enum FlowOutput: Hashable, Sendable {
+package enum FlowOutput: Hashable, Sendable {
     case screen(Screen)
     case cue(HapticCue)
     case announcement(Announcement)

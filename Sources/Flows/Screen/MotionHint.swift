@@ -1,6 +1,6 @@
 /// How a renderer should move from the previous screen to this one. It names the intent
 /// (a count ticked up, an attempt failed) so each renderer can choose what it is able to show.
-public enum MotionHint: String, CaseIterable, Hashable, Sendable {
+package enum MotionHint: String, CaseIterable, Hashable, Sendable {
     /// Something arrived and deserves a small celebration, e.g. a tile turning into a checkmark.
     case bounce
     /// One element swapped for another, e.g. a closed lock for an open one.
@@ -15,19 +15,19 @@ public enum MotionHint: String, CaseIterable, Hashable, Sendable {
 
 /// The motion preferences in effect. Engines route every hint and every show-only pause
 /// through here, so honouring Reduce Motion is one decision made in one place.
-public struct MotionSettings: Hashable, Sendable {
-    public var reduceMotion: Bool
+package struct MotionSettings: Hashable, Sendable {
+    package var reduceMotion: Bool
 
-    public init(reduceMotion: Bool = false) {
+    package init(reduceMotion: Bool = false) {
         self.reduceMotion = reduceMotion
     }
 
     public static let standard = MotionSettings(reduceMotion: false)
-    public static let reduced = MotionSettings(reduceMotion: true)
+    package static let reduced = MotionSettings(reduceMotion: true)
 
     /// The hint to publish: unchanged normally; with Reduce Motion every movement becomes a
     /// crossfade. No hint stays no hint.
-    public func apply(_ hint: MotionHint?) -> MotionHint? {
+    package func apply(_ hint: MotionHint?) -> MotionHint? {
         guard let hint else { return nil }
         return reduceMotion ? .crossfade : hint
     }
@@ -35,7 +35,7 @@ public struct MotionSettings: Hashable, Sendable {
     /// A pause that exists only so a person can see something (e.g. the open lock before the
     /// import finishes). With Reduce Motion there is nothing to watch, so it is zero.
     /// Negative durations are treated as zero.
-    public func showPause(_ duration: Duration) -> Duration {
+    package func showPause(_ duration: Duration) -> Duration {
         reduceMotion || duration < .zero ? .zero : duration
     }
 }

@@ -1,6 +1,6 @@
 /// The content slot of a `Screen`: exactly one of these per screen, so a renderer has a closed
 /// set of layouts to get right and a flow can't invent a one-off layout.
-public enum ScreenContent: Hashable, Sendable {
+package enum ScreenContent: Hashable, Sendable {
     /// Nothing under the text: the icon, title and subtitle say it all.
     case none
     /// Work is happening and its length is unknown.
@@ -21,14 +21,14 @@ public enum ScreenContent: Hashable, Sendable {
 }
 
 /// One row of a pick list.
-public struct PickItem: Hashable, Sendable, Identifiable {
+package struct PickItem: Hashable, Sendable, Identifiable {
     /// Stable across screens, so the engine can tell which item was picked.
     public var id: String
-    public var title: String
+    package var title: String
     /// Secondary text shown beside the title, e.g. a signal strength `-61 dBm`.
-    public var detail: String?
+    package var detail: String?
 
-    public init(id: String, title: String, detail: String? = nil) {
+    package init(id: String, title: String, detail: String? = nil) {
         self.id = id
         self.title = title
         self.detail = detail
@@ -36,9 +36,9 @@ public struct PickItem: Hashable, Sendable, Identifiable {
 }
 
 /// One button of an action row.
-public struct ScreenAction: Hashable, Sendable, Identifiable {
+package struct ScreenAction: Hashable, Sendable, Identifiable {
     /// What the button is for; renderers give each role its own weight and colour.
-    public enum Role: String, CaseIterable, Hashable, Sendable {
+    package enum Role: String, CaseIterable, Hashable, Sendable {
         /// The expected next step.
         case primary
         /// The alternative.
@@ -49,10 +49,10 @@ public struct ScreenAction: Hashable, Sendable, Identifiable {
 
     /// Stable across screens, so the engine can tell which button was chosen.
     public var id: String
-    public var title: String
-    public var role: Role
+    package var title: String
+    package var role: Role
 
-    public init(id: String, title: String, role: Role = .secondary) {
+    package init(id: String, title: String, role: Role = .secondary) {
         self.id = id
         self.title = title
         self.role = role
@@ -61,8 +61,8 @@ public struct ScreenAction: Hashable, Sendable, Identifiable {
 
 /// A password field. It carries only the number of characters typed, never the characters:
 /// screens are published, logged and snapshotted, and a secret has no place in any of those.
-public struct PasswordField: Hashable, Sendable {
-    public enum Status: String, CaseIterable, Hashable, Sendable {
+package struct PasswordField: Hashable, Sendable {
+    package enum Status: String, CaseIterable, Hashable, Sendable {
         /// Ready for typing.
         case normal
         /// The last attempt failed (the field is drawn in the error colour).
@@ -72,12 +72,12 @@ public struct PasswordField: Hashable, Sendable {
     }
 
     /// How many characters have been typed, drawn as that many bullets.
-    public var maskedLength: Int
+    package var maskedLength: Int
     public var status: Status
     /// Whether typing goes here now.
-    public var focused: Bool
+    package var focused: Bool
 
-    public init(maskedLength: Int = 0, status: Status = .normal, focused: Bool = true) {
+    package init(maskedLength: Int = 0, status: Status = .normal, focused: Bool = true) {
         self.maskedLength = max(0, maskedLength)
         self.status = status
         self.focused = focused
@@ -85,9 +85,9 @@ public struct PasswordField: Hashable, Sendable {
 }
 
 /// A grid of tiles, one per expected item, with an optional progress summary above it.
-public struct TileGrid: Hashable, Sendable {
+package struct TileGrid: Hashable, Sendable {
     /// One tile. The index is the item's own number, so tiles can fill in any order.
-    public struct Tile: Hashable, Sendable {
+    package struct Tile: Hashable, Sendable {
         public enum State: String, CaseIterable, Hashable, Sendable {
             case pending, scanned
         }
@@ -95,19 +95,19 @@ public struct TileGrid: Hashable, Sendable {
         public var index: Int
         public var state: State
 
-        public init(index: Int, state: State = .pending) {
+        package init(index: Int, state: State = .pending) {
             self.index = index
             self.state = state
         }
     }
 
-    public var tiles: [Tile]
+    package var tiles: [Tile]
     /// The count in words, e.g. `3 of 8 scanned`.
-    public var progressLine: String?
+    package var progressLine: String?
     /// The count as a fraction from 0 to 1, for a progress bar; `nil` draws no bar.
-    public var fraction: Double?
+    package var fraction: Double?
 
-    public init(tiles: [Tile], progressLine: String? = nil, fraction: Double? = nil) {
+    package init(tiles: [Tile], progressLine: String? = nil, fraction: Double? = nil) {
         self.tiles = tiles
         self.progressLine = progressLine
         self.fraction = fraction
@@ -115,7 +115,7 @@ public struct TileGrid: Hashable, Sendable {
 
     /// The usual grid: `count` tiles numbered `0..<count`, those in `scanned` marked, with the
     /// line `n of count scanned` and the matching fraction. Indices outside the range are ignored.
-    public init(count: Int, scanned: Set<Int>) {
+    package init(count: Int, scanned: Set<Int>) {
         let total = max(0, count)
         let tiles = (0..<total).map { Tile(index: $0, state: scanned.contains($0) ? .scanned : .pending) }
         let done = tiles.filter { $0.state == .scanned }.count
@@ -123,5 +123,5 @@ public struct TileGrid: Hashable, Sendable {
                   fraction: total == 0 ? nil : Double(done) / Double(total))
     }
 
-    public var scannedCount: Int { tiles.filter { $0.state == .scanned }.count }
+    package var scannedCount: Int { tiles.filter { $0.state == .scanned }.count }
 }

@@ -1,14 +1,14 @@
 /// Column arithmetic for renderers that draw on a character grid (the snapshot renderer here,
 /// the terminal renderer in hwprobe). Widths are counted in terminal columns, not characters,
 /// so an emoji or a CJK character takes two and a combining mark takes none.
-public enum TextLayout {
+package enum TextLayout {
     /// The columns `text` occupies on a terminal.
-    public static func displayWidth(_ text: some StringProtocol) -> Int {
+    package static func displayWidth(_ text: some StringProtocol) -> Int {
         text.reduce(0) { $0 + columns(of: $1) }
     }
 
     /// The columns one character (grapheme cluster) occupies: 0, 1 or 2.
-    public static func columns(of character: Character) -> Int {
+    package static func columns(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         let value = first.value
@@ -38,7 +38,7 @@ public enum TextLayout {
     /// Greedy word wrap to `width` columns. Runs of spaces collapse to one, a newline starts a
     /// new paragraph (an empty line stays empty), and a word wider than the line is broken
     /// between characters, so no line ever exceeds `width`.
-    public static func wrap(_ text: String, width: Int) -> [String] {
+    package static func wrap(_ text: String, width: Int) -> [String] {
         let width = max(1, width)
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -98,7 +98,7 @@ public enum TextLayout {
     }
 
     /// `text` cut to at most `width` columns, ending in `…` when something was cut.
-    public static func truncate(_ text: String, width: Int) -> String {
+    package static func truncate(_ text: String, width: Int) -> String {
         guard displayWidth(text) > width else { return text }
         guard width > 0 else { return "" }
         var result = ""
@@ -114,24 +114,24 @@ public enum TextLayout {
 
     /// `line` with enough leading spaces to sit in the middle of `width` columns (rounding to
     /// the left). No trailing spaces are added, and a line already too wide is left alone.
-    public static func center(_ line: String, width: Int) -> String {
+    package static func center(_ line: String, width: Int) -> String {
         String(repeating: " ", count: leftMargin(for: displayWidth(line), width: width)) + line
     }
 
     /// The left margin that centres a block `blockWidth` columns wide in `width` columns.
-    public static func leftMargin(for blockWidth: Int, width: Int) -> Int {
+    package static func leftMargin(for blockWidth: Int, width: Int) -> Int {
         max(0, (width - blockWidth) / 2)
     }
 
     /// Wraps `text` and centres each resulting line.
-    public static func wrapCentered(_ text: String, width: Int) -> [String] {
+    package static func wrapCentered(_ text: String, width: Int) -> [String] {
         wrap(text, width: width).map { center($0, width: width) }
     }
 
     /// The number of cells of a `cells`-wide bar to fill for `fraction`, clamped to 0...1
     /// (not-a-number counts as 0). Rounded to the nearest cell, but only a complete job fills
     /// the last cell and only no progress at all leaves the first one empty.
-    public static func filledCells(_ fraction: Double, cells: Int) -> Int {
+    package static func filledCells(_ fraction: Double, cells: Int) -> Int {
         guard cells > 0 else { return 0 }
         let value = fraction.isNaN ? 0 : min(max(fraction, 0), 1)
         if value == 0 { return 0 }
@@ -140,7 +140,7 @@ public enum TextLayout {
     }
 
     /// `fraction` as a whole percentage, clamped to 0...100, without claiming 100 before the end.
-    public static func percent(_ fraction: Double) -> Int {
+    package static func percent(_ fraction: Double) -> Int {
         let value = fraction.isNaN ? 0 : min(max(fraction, 0), 1)
         if value == 1 { return 100 }
         return min(Int((value * 100).rounded(.down)), 99)

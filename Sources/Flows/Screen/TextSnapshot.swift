@@ -4,7 +4,7 @@
 ///
 /// The layout follows the shared screen shape: icon, title with subtitle, content, footer,
 /// each block centred and separated from the next by one empty line.
-public enum TextSnapshot {
+package enum TextSnapshot {
     /// The widest a progress bar's track gets, so wide terminals don't get absurd bars.
     static let maxBarCells = 30
     /// The widest a password field gets.
@@ -14,7 +14,7 @@ public enum TextSnapshot {
 
     /// Draws `screen` in `width` columns (at least 8 are used). Lines are joined by `\n`,
     /// with no newline after the last one.
-    public static func render(_ screen: Screen, width: Int) -> String {
+    package static func render(_ screen: Screen, width: Int) -> String {
         let width = max(8, width)
         var blocks: [[String]] = []
         blocks.append(TextLayout.wrapCentered("[\(screen.icon)]", width: width))
