@@ -18,7 +18,9 @@ import Synchronization
 package final class CassetteCameraSource: CameraSource {
     package enum Timing: Sendable, Hashable { case recorded, ignored }
 
+    /// The identity as recorded (URI, card, driver, formats, sizes), so a replay lists like the real camera.
     public let info: CameraInfo
+    /// The recorded camera: identity, frame times, and where its companion Y4M file is named.
     public let camera: CameraCassette
     package let framesPath: String?
     package let timing: Timing
@@ -56,6 +58,8 @@ package final class CassetteCameraSource: CameraSource {
         return reader
     }
 
+    /// Plays the companion file from its first frame, checking it again on each start; a camera
+    /// recorded with no frames gives a stream that ends at once.
     public func start() async throws(CameraError) -> AsyncThrowingStream<GrayFrame, any Error> {
         guard let framesPath else {
             // A camera recorded with no frames: it opens, and its stream ends at once.

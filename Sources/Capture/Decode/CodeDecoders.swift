@@ -33,7 +33,9 @@ package enum CodeDecoders {
 
 /// A decoder name that `CodeDecoders` does not know.
 package struct UnknownDecoder: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The name as the caller gave it, so the message can echo it back.
     public var name: String
+    /// Names the unknown decoder and lists the ones on offer, for the `HWPROBE_DECODER` usage error.
     public var description: String {
         "no QR decoder called '\(name)' (choose one of \(CodeDecoders.names.joined(separator: ", ")))"
     }

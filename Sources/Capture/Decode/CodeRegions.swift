@@ -2,11 +2,16 @@ import HAL
 
 /// A rectangle of a frame, in pixels.
 public struct FrameRegion: Hashable, Sendable {
+    /// Left edge, in pixels from the frame's left.
     public var x: Int
+    /// Top edge, in pixels from the frame's top.
     public var y: Int
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
 
+    /// Memberwise; the values are not checked against any frame.
     public init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y

@@ -11,14 +11,17 @@ import HAL
 /// frame alone, and makes the decoder safe to share between threads without a lock; creating one
 /// costs a few microseconds against milliseconds of scanning.
 public struct ZBarDecoder: CodeDecoder {
+    /// The name `CodeDecoders.decoder(named:)` and `HWPROBE_DECODER` select this decoder by.
     public let name = "zbar"
 
+    /// Holds no scanner: each decode creates its own, so one value may be shared freely.
     public init() {}
 
     /// `Y800`: 8-bit grey, as zbar spells it.
     static let y800: UInt = UInt(UInt8(ascii: "Y")) | UInt(UInt8(ascii: "8")) << 8
         | UInt(UInt8(ascii: "0")) << 16 | UInt(UInt8(ascii: "0")) << 24
 
+    /// The QR symbols zbar read, as raw bytes; an empty list for a malformed frame or when nothing is found.
     public func decode(_ frame: GrayFrame) -> [DecodedSymbol] {
         let width = frame.width
         let height = frame.height

@@ -10,7 +10,9 @@ import HAL
 /// zxing keeps no state between calls and reads the frame's pixels in place, so one decoder may be
 /// used from many threads at once without a lock (unlike zbar's scanner).
 public struct ZXingDecoder: CodeDecoder {
+    /// The name `CodeDecoders.decoder(named:)` and `HWPROBE_DECODER` select this decoder by.
     public let name = "zxing"
+    /// The settings every frame is searched with; fixed for the decoder's life.
     public let options: Options
 
     /// What zxing tries on each frame. The defaults read the most of `scripts/bench-decode`'s
@@ -33,6 +35,7 @@ public struct ZXingDecoder: CodeDecoder {
         /// The most symbols to look for in one frame.
         public var maximumSymbols: Int
 
+        /// Defaults as benchmarked; override one setting at a time when comparing.
         public init(tryHarder: Bool = false, tryDownscale: Bool = true, downscaleThreshold: Int = 500, downscaleFactor: Int = 3,
                     binarizer: Binarizer = .localAverage, maximumSymbols: Int = 8) {
             self.tryHarder = tryHarder
@@ -65,10 +68,12 @@ public struct ZXingDecoder: CodeDecoder {
         }
     }
 
+    /// A decoder with the benchmarked defaults unless told otherwise.
     public init(options: Options = Options()) {
         self.options = options
     }
 
+    /// The QR symbols zxing read, in zxing's order; an empty list for a malformed frame or a zxing failure.
     public func decode(_ frame: GrayFrame) -> [DecodedSymbol] {
         // The protocol has no failure case: a malformed frame or a zxing failure reads as "no code here",
         // and the next frame gets its own chance.
@@ -120,10 +125,12 @@ public struct ZXingDecoder: CodeDecoder {
 public enum ZXingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The frame's size, stride and pixel count do not agree.
     case badFrame(String)
+    /// zxing could not allocate what it needed for this frame.
     case outOfMemory
     /// zxing threw; its message.
     case zxing(String)
 
+    /// A short phrase with the reason, for logs and `hwprobe` messages.
     public var description: String {
         switch self {
         case .badFrame(let why): "malformed frame for zxing: \(why)"

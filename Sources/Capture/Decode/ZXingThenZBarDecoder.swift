@@ -47,7 +47,9 @@ import Synchronization
 /// second code only zbar can read, beside one zxing read, is no longer lost. The state is per
 /// decoder, hence per pipeline (`CodeDecoders.decoder(named:)` makes a new one each time).
 public struct ZXingThenZBarDecoder: TwoLaneDecoder {
+    /// `zxing+zbar`, with a suffix for the non-default arrangements, so benchmark output says which ran.
     public let name: String
+    /// When zbar gets its turn; fixed for the decoder's life.
     public let fallback: Fallback
     let zxing: ZXingDecoder
     /// zbar; tests hand in a stand-in that counts its calls.
@@ -75,6 +77,7 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
     /// Frames a place waits after zbar read nothing new there (doubling with each failure).
     public static let failedBackoff = 8
 
+    /// The default arrangement; tests may pass stand-in decoders.
     public init(fallback: Fallback = .byEvidence, zxing: ZXingDecoder = ZXingDecoder(), zbar: any CodeDecoder = ZBarDecoder()) {
         self.fallback = fallback
         self.zxing = zxing
@@ -87,6 +90,7 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
         }
     }
 
+    /// zxing's symbols and then any zbar adds, both on this thread: for callers without a second lane.
     public func decode(_ frame: GrayFrame) -> [DecodedSymbol] {
         let answer = decodeFirst(frame)
         return answer.symbols + (answer.second?() ?? [])

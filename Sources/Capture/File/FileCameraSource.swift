@@ -12,9 +12,12 @@ import Synchronization
 /// Each `start()` plays the file from its beginning. A damaged or truncated frame ends the stream
 /// with `CameraError.badFile` after the good frames before it.
 package final class FileCameraSource: CameraSource {
+    /// A `file:` URI, the file's name as the card and one GREY format of the file's size.
     public let info: CameraInfo
+    /// The file played, reopened by each `start()`.
     public let path: String
     package let paced: Bool
+    /// The header read at init; `start()` refuses the file if it has changed since.
     public let header: Y4MHeader
     private let clock: any Clock<Duration>
     private let running = Mutex<Playback?>(nil)
@@ -42,6 +45,7 @@ package final class FileCameraSource: CameraSource {
                           formats: [PixelFormatInfo(fourcc: "GREY", sizes: [.discrete(width: header.width, height: header.height)])])
     }
 
+    /// Reopens the file and plays it from the first frame, paced or pull-based as configured.
     public func start() async throws(CameraError) -> AsyncThrowingStream<GrayFrame, any Error> {
         let reader = SharedReader(try Y4MReader(path: path))
         guard reader.header == header else {

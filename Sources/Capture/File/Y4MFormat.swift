@@ -31,7 +31,9 @@ package enum Y4MColorSpace: String, Sendable, Hashable, CaseIterable {
 
 /// The stream header of a YUV4MPEG2 file: `YUV4MPEG2 W640 H480 F30:1 Ip A1:1 C420jpeg`.
 public struct Y4MHeader: Sendable, Hashable {
+    /// Picture width in pixels (`W` tag); parsing refuses more than `maximumDimension`.
     public var width: Int
+    /// Picture height in pixels (`H` tag); parsing refuses more than `maximumDimension`.
     public var height: Int
     /// Frames per second as the `F` tag gives it: numerator / denominator.
     package var frameRateNumerator: Int

@@ -6,7 +6,9 @@ import LinuxIO
 ///
 /// Not thread-safe: one reader belongs to one task at a time.
 public final class Y4MReader {
+    /// The file being read, named in every error.
     public let path: String
+    /// The stream header, parsed and size-checked before any frame is read.
     public let header: Y4MHeader
     /// Frames returned so far.
     public private(set) var framesRead: UInt64 = 0

@@ -4,7 +4,9 @@ import LinuxIO
 /// Writes grey frames as a YUV4MPEG2 file (for tests and test-video generators). Chroma planes,
 /// when the colour space has them, are neutral (128): the picture stays grey.
 package final class Y4MWriter {
+    /// The file being written, named in every error.
     public let path: String
+    /// What the file was declared as; every frame written must match its width and height.
     public let header: Y4MHeader
     private var fd: FileDescriptor?
     private let chroma: [UInt8]

@@ -24,7 +24,9 @@ import Synchronization
 /// `sequence`), and the latency from a frame reaching the pipeline to its decode being done,
 /// measured on the injected clock.
 package final class DecodingPipeline: CodeSource {
+    /// Where the frames come from; started afresh by each `codes()` stream.
     public let camera: any CameraSource
+    /// What every frame is decoded with; a `TwoLaneDecoder` also gets the second lane.
     public let decoder: any CodeDecoder
     private let clock: any Clock<Duration>
     private let queue: BlockingWork.Queue
@@ -93,6 +95,7 @@ package final class DecodingPipeline: CodeSource {
         secondQueue = BlockingWork.Queue(label: "capture.decode.\(decoder.name).second", priority: .background)
     }
 
+    /// The camera's URI and the decoder's name, naming the pipeline in `hwprobe import`'s decode statistics.
     public var description: String { "\(camera.info.uri) (\(decoder.name))" }
 
     /// What has been decoded so far (across every `codes()` stream of this pipeline).
@@ -101,6 +104,7 @@ package final class DecodingPipeline: CodeSource {
     /// The newest decoded frame and what came of it; nil before the first decode.
     package var latestGlimpse: PipelineGlimpse? { glimpse.withLock { $0 } }
 
+    /// Starts the camera and decodes until its stream ends; cancelling the returned stream stops the work.
     public func codes() -> AsyncThrowingStream<DecodedFrame, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DecodedFrame.self)
         let camera = camera

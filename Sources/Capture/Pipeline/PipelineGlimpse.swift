@@ -5,6 +5,7 @@ import HAL
 /// The pipeline only swaps this in after each decode (the frame's pixels are shared, never
 /// copied), and whoever draws it takes it when it has time: the decoder never waits for a viewer.
 package struct PipelineGlimpse: Sendable {
+    /// The decoded frame itself, pixels shared with the pipeline rather than copied.
     public var frame: GrayFrame
     /// Codes read in this frame, by either lane.
     package var symbolCount: Int

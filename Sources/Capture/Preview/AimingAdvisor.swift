@@ -24,6 +24,7 @@ package enum AimingHint: String, Sendable, Hashable, CaseIterable {
 /// `settle` glimpses in a row before it replaces the one shown, so one odd frame never flickers
 /// the line.
 package struct AimingAdvisor: Sendable {
+    /// The hint to show now; nil before one has settled and as soon as a code is read.
     public private(set) var hint: AimingHint?
     private var candidate: AimingHint?
     private var candidateRuns = 0

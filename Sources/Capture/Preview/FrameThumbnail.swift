@@ -6,8 +6,11 @@ import HAL
 /// `sampleStep`-th pixel of every `sampleStep`-th row, at most 8×8 samples a box), so a 1920×1080
 /// frame costs a few thousand reads rather than two million: about what one decoder row costs.
 package struct FrameThumbnail: Sendable, Hashable {
+    /// Thumbnail width in pixels, as asked for.
     public let width: Int
+    /// Thumbnail height in pixels, as asked for.
     public let height: Int
+    /// `width × height` grey levels, row by row with no padding.
     public let pixels: [UInt8]
 
     /// nil for a frame whose size, stride and pixel count disagree, or a size under 1×1.

@@ -154,6 +154,7 @@ struct V4L2MultiPlanar: V4L2BufferAPI {
 /// For the v4l2 fuzz target: a capture's checks on a DQBUF answer (`V4L2Camera.Session.greyRegion`)
 /// with whatever a driver might say, and where plane 0's data would be read from (nil: refused).
 @_spi(Fuzzing) public enum V4L2DequeueCheck {
+    /// The byte range of plane 0 a capture would read for this DQBUF answer, or nil when the checks refuse it.
     public static func greyRegion(index: Int, reportedPlanes: Int, bytesUsed: Int, dataOffset: Int, flags: UInt32,
                                   planeLength: Int, planes: Int) -> Range<Int>? {
         let buffer = V4L2DequeuedBuffer(index: index, reportedPlanes: reportedPlanes, bytesUsed: bytesUsed, dataOffset: dataOffset,

@@ -39,7 +39,9 @@ enum V4L2Request {
 /// offering only formats that need decoding (MJPG, RGB…) are read through libv4l2's conversion
 /// instead (see `V4L2Calls`).
 package final class V4L2Camera: CameraSource {
+    /// The device node, e.g. `/dev/video0`, opened afresh by each `start()`.
     public let path: String
+    /// What the device said it is at init (QUERYCAP, ENUM_FMT, ENUM_FRAMESIZES); not refreshed later.
     public let info: CameraInfo
     package let requestedWidth: Int
     package let requestedHeight: Int
@@ -88,6 +90,7 @@ package final class V4L2Camera: CameraSource {
     /// Whether the current stream goes through libv4l2's format conversion.
     package var isConverting: Bool { running.withLock { $0?.calls.throughLibV4L2 ?? false } }
 
+    /// Stops any stream in progress, negotiates a format and streams on a capture thread, newest frame only.
     public func start() async throws(CameraError) -> AsyncThrowingStream<GrayFrame, any Error> {
         await stop()
         let session = try Session.open(path: path, width: requestedWidth, height: requestedHeight, preferred: requestedFormat)

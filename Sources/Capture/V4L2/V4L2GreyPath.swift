@@ -22,6 +22,7 @@ public enum V4L2GreyPath: Sendable, Hashable, CaseIterable {
     /// YUYV: Y0 U Y1 V … — every other byte is luminance.
     case yuyv
 
+    /// The path's format as the little-endian code V4L2 uses in ENUM_FMT and S_FMT.
     public var fourcc: UInt32 { Self.code(name) }
 
     /// The four-character V4L2 name.
@@ -48,6 +49,7 @@ public enum V4L2GreyPath: Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The path for a format code a device reported, or nil when this format has no direct grey path.
     public init?(fourcc: UInt32) {
         guard let path = Self.allCases.first(where: { $0.fourcc == fourcc }) else { return nil }
         self = path

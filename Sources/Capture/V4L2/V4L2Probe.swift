@@ -4,21 +4,28 @@ import LinuxIO
 /// Finds capture devices and what they report about themselves (QUERYCAP, ENUM_FMT,
 /// ENUM_FRAMESIZES), as `hwprobe list` shows them. Raw ioctls: no formats a conversion library adds.
 public struct V4L2Probe: Sendable {
+    /// Where /sys and /dev are looked up; a fake tree lets tests probe without cameras.
     public let tree: SystemTree
 
+    /// A probe of the machine's own /sys and /dev unless a test passes a fake tree.
     public init(tree: SystemTree = .live) { self.tree = tree }
 
+    /// Everything one probe found: the capture devices, and the nodes it could not ask.
     public struct Report: Sendable {
+        /// The capture devices, each with the formats and sizes its driver itself offers.
         public var cameras: [CameraInfo]
         /// Nodes that exist but could not be asked (permissions, a device that went away).
         public var problems: [String]
 
+        /// Memberwise; mainly for tests and fakes building a report by hand.
         public init(cameras: [CameraInfo], problems: [String]) {
             self.cameras = cameras
             self.problems = problems
         }
     }
 
+    /// Lists /sys/class/video4linux and describes each `video*` node. A node that cannot be asked
+    /// becomes a problem in the report; only a kernel without V4L2 throws.
     public func probe() throws(CameraError) -> Report {
         guard let nodes = tree.list("class/video4linux") else {
             throw .noKernelSupport("kernel has no V4L2 support (no /sys/class/video4linux): load videodev and the camera's driver")
@@ -116,10 +123,14 @@ func cText(_ bytes: [UInt8]) -> String {
 
 /// One ENUM_FMT answer: the ioctl's result (0 or -errno) and what it filled in.
 @_spi(Fuzzing) public struct V4L2FormatAnswer: Sendable {
+    /// 0 on success, or -errno; -EINVAL marks the end of the list.
     public var result: Int32
+    /// The pixel format's four-character code, as V4L2 packs it little-endian.
     public var fourcc: UInt32
+    /// V4L2_FMT_FLAG_* bits; an emulated format is skipped.
     public var flags: UInt32
 
+    /// Memberwise, so a fuzz target can make up answers.
     public init(result: Int32, fourcc: UInt32, flags: UInt32) {
         self.result = result
         self.fourcc = fourcc
@@ -130,13 +141,20 @@ func cText(_ bytes: [UInt8]) -> String {
 /// One ENUM_FRAMESIZES answer: the ioctl's result (0 or -errno) and the size it filled in
 /// (type 1 discrete, 2 continuous, 3 stepwise).
 @_spi(Fuzzing) public struct V4L2FrameSizeAnswer: Sendable {
+    /// 0 on success, or -errno; -EINVAL (or -ENOTTY) ends the list.
     public var result: Int32
+    /// 1 discrete, 2 continuous, 3 stepwise; only a discrete answer is followed by another.
     public var type: UInt32
+    /// The width for a discrete size, or the smallest width of a range (pixels).
     public var minWidth: UInt32
+    /// The height for a discrete size, or the smallest height of a range (pixels).
     public var minHeight: UInt32
+    /// The largest width of a range (pixels); unused for a discrete size.
     public var maxWidth: UInt32
+    /// The largest height of a range (pixels); unused for a discrete size.
     public var maxHeight: UInt32
 
+    /// Memberwise, so a fuzz target can make up answers.
     public init(result: Int32, type: UInt32, minWidth: UInt32, minHeight: UInt32, maxWidth: UInt32, maxHeight: UInt32) {
         self.result = result
         self.type = type

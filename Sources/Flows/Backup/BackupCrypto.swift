@@ -381,6 +381,7 @@ package enum BackupCryptoError: Error, Equatable, Sendable, CustomStringConverti
     /// AES-GCM tag mismatch: the key is wrong or the data was changed.
     case authenticationFailed
 
+    /// A short phrase naming the failure, carried into the container and code errors' reasons.
     public var description: String {
         switch self {
         case .unavailable(let what): return "crypto algorithm unavailable: \(what)"

@@ -98,6 +98,7 @@ public enum Base45Error: Error, Equatable, Sendable, CustomStringConvertible {
     /// The group starting at `offset` encodes a number larger than its bytes can hold.
     case valueOutOfRange(offset: Int)
 
+    /// A short phrase with the offending offset or length, for messages and logs.
     public var description: String {
         switch self {
         case .invalidCharacter(let offset):

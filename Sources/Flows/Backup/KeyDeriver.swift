@@ -13,8 +13,10 @@ public protocol KeyDeriver: Sendable {
 
 /// The real deriver: scrypt through OpenSSL, 32-byte output.
 public struct ScryptKeyDeriver: KeyDeriver {
+    /// Holds no state: one instance can serve every import.
     public init() {}
 
+    /// scrypt with the container's salt and parameters; throws `BackupCryptoError` when OpenSSL fails.
     public func deriveKey(password: SecretBytes, salt: [UInt8], parameters: ScryptParameters) throws -> [UInt8] {
         try password.withUnsafeBytes { bytes throws(BackupCryptoError) in
             try BackupCrypto.scrypt(

@@ -1,9 +1,13 @@
 /// scrypt cost parameters as stored in a VB1 header: N = 2^logN, block size r, parallelism p.
 public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
+    /// log2 of the scrypt cost N; the main lever on both time and memory.
     public var logN: UInt8
+    /// scrypt block size; memory grows linearly with it.
     public var r: UInt8
+    /// scrypt parallelism; multiplies time, not memory.
     public var p: UInt8
 
+    /// Takes the values as given; check `unsupportedReason` before deriving with them.
     public init(logN: UInt8, r: UInt8, p: UInt8) {
         self.logN = logN
         self.r = r
@@ -15,7 +19,9 @@ public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
 
     /// Readers accept these ranges and nothing outside them.
     public static let supportedLogN: ClosedRange<UInt8> = 10...22
+    /// Accepted block sizes r.
     public static let supportedR: ClosedRange<UInt8> = 1...32
+    /// Accepted parallelism p.
     public static let supportedP: ClosedRange<UInt8> = 1...16
     /// The most scrypt memory (128 · r · N bytes) a reader is willing to use: 1 GiB.
     public static let memoryLimit: UInt64 = 1 << 30
@@ -49,5 +55,6 @@ public struct ScryptParameters: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// The three values in one line, e.g. for logs and test failures.
     public var description: String { "scrypt logN \(logN) r \(r) p \(p)" }
 }

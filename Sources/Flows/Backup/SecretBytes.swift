@@ -53,7 +53,9 @@ public final class SecretBytes: Sendable, Hashable, CustomStringConvertible, Cus
         }
     }
 
+    /// How many bytes are in use (not the capacity); safe to log.
     public var count: Int { storage.withLock { $0.count } }
+    /// True when nothing has been typed or read in yet, or after a wipe.
     public var isEmpty: Bool { count == 0 }
     /// Every byte has been wiped (or none was ever there).
     package var isWiped: Bool {
@@ -137,7 +139,9 @@ public final class SecretBytes: Sendable, Hashable, CustomStringConvertible, Cus
     /// The length only: a hash of the content would be one more place a secret leaves a trace.
     public func hash(into hasher: inout Hasher) { hasher.combine(count) }
 
+    /// Shows the length only, never the bytes, so a secret logged by mistake leaks nothing.
     public var description: String { "SecretBytes(\(count) bytes)" }
+    /// The same as `description`: the debugger and `dump` see no bytes either.
     public var debugDescription: String { description }
 }
 

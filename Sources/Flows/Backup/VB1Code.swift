@@ -5,7 +5,9 @@ import HAL
 /// `ID` is the first 4 bytes of SHA-256(container) as 8 upper-case hex digits, `i` of `n` says which
 /// part this is (decimal, no leading zeros, 1 ≤ i ≤ n ≤ 99), and `DATA` is that part in Base45.
 public struct VB1Code: Hashable, Sendable {
+    /// The text every backup code starts with; anything else is not a backup code.
     public static let prefix = "VB1:"
+    /// The most codes one backup may be cut into (n ≤ 99).
     public static let maximumCount = 99
 
     /// 8 upper-case hex digits naming the backup.
@@ -183,6 +185,7 @@ public enum VB1CodeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A container cannot be cut into the requested number of codes.
     case cannotSplit(String)
 
+    /// A short lower-case phrase with the reason, for messages and logs.
     public var description: String {
         switch self {
         case .notABackupCode(let reason): return "not a backup code: \(reason)"

@@ -8,6 +8,7 @@
 /// conflicting data, another `n`, a failed ID check) are absorbed quietly and reported as
 /// `.otherBackup` too; only the backup shown ever yields `.duplicate` or `.damaged`.
 public struct VB1CodeCollector: Sendable {
+    /// What one scanned text did to the collection, so the flow knows which screen, cue and words follow.
     public enum Outcome: Hashable, Sendable {
         /// A new part of the backup shown: part `index` of `count`.
         case accepted(Int, of: Int)
@@ -41,6 +42,7 @@ public struct VB1CodeCollector: Sendable {
     /// The container of the set that completed, once one has.
     public private(set) var completedContainer: [UInt8]?
 
+    /// An empty collector, before the first scan.
     public init() {}
 
     /// Number of codes in the backup shown.

@@ -7,14 +7,23 @@ import Foundation
 /// `deriveKey(password:deriver:)` (scrypt), then `open(key:)` (key check and decryption).
 /// `open(password:deriver:)` does the last two in one call.
 public struct VB1Container: Hashable, Sendable {
+    /// The four bytes every container starts with, `VLTB`.
     public static let magic: [UInt8] = Array("VLTB".utf8)
+    /// The only container version this code reads and writes (header byte 4).
     public static let formatVersion: UInt8 = 1
+    /// The KDF id for scrypt (header byte 5), the only key derivation the format defines.
     public static let scryptKDF: UInt8 = 1
+    /// Bytes of random salt fed to scrypt (header offsets 9–24).
     public static let saltLength = 16
+    /// Bytes of AES-GCM nonce (header offsets 25–36).
     public static let nonceLength = 12
+    /// Bytes of key check, which tells a wrong password apart from damaged data (offsets 37–44).
     public static let keyCheckLength = 8
+    /// Bytes of the derived AES-256 key.
     public static let keyLength = 32
+    /// Bytes of the GCM authentication tag that ends the container.
     public static let tagLength = 16
+    /// Bytes of header before the ciphertext; all of them are authenticated as the GCM additional data.
     public static let headerLength = 45
     /// The shortest container: a header and a tag around an empty plaintext.
     public static let minimumLength = headerLength + tagLength
@@ -25,15 +34,21 @@ public struct VB1Container: Hashable, Sendable {
     /// Key-derivation parameters from the header (already checked to be supported).
     public let parameters: ScryptParameters
 
+    /// The format version byte; always `formatVersion` once parsed.
     public var version: UInt8 { bytes[4] }
+    /// The KDF id byte; always `scryptKDF` once parsed.
     public var kdfID: UInt8 { bytes[5] }
+    /// The 16 salt bytes scrypt needs to re-derive the key.
     public var salt: [UInt8] { Array(bytes[9..<25]) }
+    /// The 12 nonce bytes AES-GCM needs to decrypt.
     public var nonce: [UInt8] { Array(bytes[25..<37]) }
+    /// The 8 bytes a derived key must reproduce before decryption is even tried.
     public var keyCheck: [UInt8] { Array(bytes[37..<45]) }
     /// Offsets 0–44: the additional authenticated data.
     public var header: [UInt8] { Array(bytes[0..<Self.headerLength]) }
     /// The encrypted plaintext, without the tag.
     public var ciphertext: [UInt8] { Array(bytes[Self.headerLength..<(bytes.count - Self.tagLength)]) }
+    /// The 16-byte GCM tag that proves the header and ciphertext are unchanged.
     public var tag: [UInt8] { Array(bytes[(bytes.count - Self.tagLength)...]) }
 
     /// Checks a container in the order the format prescribes, without deriving anything.
@@ -262,6 +277,7 @@ public enum VB1ContainerError: Error, Equatable, Sendable, CustomStringConvertib
     /// The crypto library or the key deriver failed.
     case cryptoFailure(String)
 
+    /// A short lower-case phrase naming the outcome, for messages and logs.
     public var description: String {
         switch self {
         case .notABackup: return "this is not a vault backup"

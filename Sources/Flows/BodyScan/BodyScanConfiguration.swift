@@ -4,6 +4,7 @@ import HAL
 /// can sit forever and nobody waits in silence until the failure.
 package struct Deadline: Hashable, Sendable {
     package var warning: Duration
+    /// How long the wait may last in all before the flow gives up and fails.
     public var failure: Duration
 
     package init(warning: Duration, failure: Duration) {

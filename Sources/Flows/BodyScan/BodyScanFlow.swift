@@ -27,6 +27,8 @@ package final class BodyScanFlow: Sendable {
 
     // MARK: the person's answers
 
+    /// Asks the attempt in progress to stop; its `run()` then returns a `.cancelled` outcome.
+    /// Does nothing between attempts.
     public func cancel() { send(.cancel) }
     package func pick(mirror address: BLEAddress) { send(.pick(address)) }
     package func confirmAlignment() { send(.confirm) }
@@ -47,6 +49,8 @@ package final class BodyScanFlow: Sendable {
 
     // MARK: one attempt
 
+    /// Runs one attempt, from finding the mirror to a result or a failure. It never throws: the
+    /// outcome says how it ended, with every state entered.
     public func run() async -> BodyScanOutcome {
         let attempt = ScanAttempt(flow: self, transport: transport, clock: clock, configuration: configuration, output: output)
         current.withLock { $0 = attempt.post }

@@ -31,6 +31,7 @@ package struct BodyScanFailure: Error, Hashable, Sendable, CustomStringConvertib
         self.state = state
     }
 
+    /// The message and the tip as one sentence pair, as a log or the CLI prints a failure.
     public var description: String { "\(message) \(tip)" }
 }
 
@@ -38,9 +39,13 @@ package struct BodyScanFailure: Error, Hashable, Sendable, CustomStringConvertib
 package struct BodyScanOutcome: Hashable, Sendable {
     package enum Kind: String, Hashable, Sendable { case complete, failed, cancelled }
 
+    /// Whether the scan completed, failed or was cancelled.
     public var kind: Kind
+    /// Every state entered, in order; a test or `--json` report compares it with the expected path.
     public var states: [BodyScanState]
+    /// The measurements, present only when `kind` is `.complete`.
     public var result: ScanResult?
+    /// Why it failed, present only when `kind` is `.failed`.
     public var failure: BodyScanFailure?
 
     package init(kind: Kind, states: [BodyScanState], result: ScanResult? = nil, failure: BodyScanFailure? = nil) {

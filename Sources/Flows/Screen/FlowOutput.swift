@@ -11,6 +11,7 @@ package struct Announcement: Hashable, Sendable {
         case assertive
     }
 
+    /// The words to speak, complete in themselves: the listener may not see the screen.
     public var text: String
     package var priority: Priority
 

@@ -22,6 +22,7 @@ package struct MotionSettings: Hashable, Sendable {
         self.reduceMotion = reduceMotion
     }
 
+    /// Motion as designed, for when the person has not asked for Reduce Motion.
     public static let standard = MotionSettings(reduceMotion: false)
     package static let reduced = MotionSettings(reduceMotion: true)
 

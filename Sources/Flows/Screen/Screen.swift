@@ -43,6 +43,7 @@ package struct Footer: Hashable, Sendable {
         case warning
     }
 
+    /// The words of the line, as shown; the tone only changes how they are drawn.
     public var text: String
     package var tone: Tone
 

@@ -73,6 +73,7 @@ package struct PasswordField: Hashable, Sendable {
 
     /// How many characters have been typed, drawn as that many bullets.
     package var maskedLength: Int
+    /// Ready, showing an error, or not accepting input; a renderer picks its colours from it.
     public var status: Status
     /// Whether typing goes here now.
     package var focused: Bool
@@ -88,11 +89,14 @@ package struct PasswordField: Hashable, Sendable {
 package struct TileGrid: Hashable, Sendable {
     /// One tile. The index is the item's own number, so tiles can fill in any order.
     package struct Tile: Hashable, Sendable {
+        /// Whether this tile's item has been seen yet.
         public enum State: String, CaseIterable, Hashable, Sendable {
             case pending, scanned
         }
 
+        /// The item's own number (0-based in the usual grid), so tiles can be marked in any order.
         public var index: Int
+        /// Pending until its item is scanned, then drawn as done.
         public var state: State
 
         package init(index: Int, state: State = .pending) {

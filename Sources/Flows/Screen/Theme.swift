@@ -33,6 +33,7 @@ package struct RGB: Hashable, Sendable, CustomStringConvertible {
         "#" + Hex.string([red, green, blue], .lower)
     }
 
+    /// The colour as lower-case `#rrggbb`, so logs and snapshots print it the way design documents write it.
     public var description: String { hex }
 }
 
