@@ -13,13 +13,16 @@ public struct BeurerSanitasScaleDriver: Driver {
 
     /// The unit to set on the scale; nil (the default) leaves it as its owner set it.
     public var displayUnit: WeightUnit?
+    /// How long the opening exchange may take before `open` gives up.
     public var handshakeDeadline: Duration
 
+    /// By default the scale's unit is left alone and the shared vendor handshake deadline applies.
     public init(displayUnit: WeightUnit? = nil, handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
         self.displayUnit = displayUnit
         self.handshakeDeadline = handshakeDeadline
     }
 
+    /// Registry entry: id "beurer-sanitas", matching any name containing one of `f7Names` or `e7Names`.
     public var descriptor: DriverDescriptor {
         DriverDescriptor(id: "beurer-sanitas", name: "Beurer / Sanitas / SilverCrest scale (legacy FFE0 protocol)", kind: .scale,
                          rules: (Self.f7Names + Self.e7Names).map { .nameContains($0) })
@@ -34,6 +37,7 @@ public struct BeurerSanitasScaleDriver: Driver {
 }
 
 extension BeurerSanitasScaleDriver: GATTScaleDriver {
+    /// Runs the init, time, status (and unit) exchange on FFE0, the start byte chosen from the device's name.
     public func open(_ connection: BLEConnection, device: DiscoveredDevice,
                      clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
         let logic = BeurerSanitasScaleProtocol(startByte: Self.startByte(forName: device.name), wantedUnit: displayUnit) {

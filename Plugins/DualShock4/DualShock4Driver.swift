@@ -3,15 +3,19 @@ import Transports
 
 /// Sony DualShock 4, first and second revision, through hidraw output report 0x05.
 public struct DualShock4Driver: HapticPadDriver {
+    /// USB identities accepted: 054c:05c4 (first revision) and 054c:09cc (second).
     public static let identities = [USBIdentity(vendor: 0x054C, product: 0x05C4), USBIdentity(vendor: 0x054C, product: 0x09CC)]
 
+    /// The driver keeps no state; one instance serves every pad.
     public init() {}
 
+    /// Registry entry: id "dualshock4-hidraw", matching hidraw nodes of either identity.
     public var descriptor: DriverDescriptor {
         DriverDescriptor(id: "dualshock4-hidraw", name: "DualShock 4 (hidraw)", kind: .hapticPad,
                          rules: Self.identities.map { .hidraw(vendor: $0.vendor, product: $0.product) })
     }
 
+    /// `open(_:)` as a type-erased actuator.
     public func openActuator(_ uri: DeviceURI) throws(HapticError) -> any RumbleActuator {
         try open(uri)
     }

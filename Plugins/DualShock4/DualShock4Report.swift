@@ -2,9 +2,12 @@ import HAL
 
 /// What a DualShock 4 shows and does at one moment: both motors and the light bar.
 public struct DualShock4State: Hashable, Sendable {
+    /// Rumble levels: `strong` drives the heavy left motor, `weak` the light right one.
     public var motors: RumbleLevel
+    /// Light bar colour, 8 bits per channel, shown steadily.
     public var light: IndicatorColor
 
+    /// Defaults to motors off and the resting light, the state a pad is assumed to be in when opened.
     public init(motors: RumbleLevel = .off, light: IndicatorColor = DualShock4State.restingLight) {
         self.motors = motors
         self.light = light
@@ -32,9 +35,12 @@ public struct DualShock4State: Hashable, Sendable {
 ///
 /// Every report carries the whole state, so the pad never mixes an old colour with new motors.
 public enum DualShock4Report {
+    /// Report ID of the USB output report (byte 0); also what the driver looks for in the report descriptor.
     public static let reportID: UInt8 = 0x05
+    /// Length of the USB output report in bytes, report ID included.
     public static let length = 32
 
+    /// The whole 32-byte report for `state`, laid out as in the table above.
     public static func output(_ state: DualShock4State) -> [UInt8] {
         var report = [UInt8](repeating: 0, count: length)
         report[0] = reportID

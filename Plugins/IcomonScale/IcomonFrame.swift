@@ -31,6 +31,7 @@ public enum IcomonFrame: Hashable, Sendable {
     /// The second result frame: muscle %, bone kg, water % in tenths.
     case composition(muscleTenths: UInt16, boneTenths: UInt16, waterTenths: UInt16)
 
+    /// Both result frames are exactly 20 bytes; other lengths are not results.
     public static let length = 20
 
     /// Nil for values that are not one of the two result frames (other lengths, other headers).

@@ -11,10 +11,14 @@ public struct IcomonScaleDriver: Driver {
     /// MGBHandler.kt: a lower-cased name starting with "swan", or exactly "icomon" or "yg".
     public static let namePrefixes = ["Swan", "SWAN", "swan", "icomon", "ICOMON", "Icomon", "YG"]
 
+    /// Sex, age and height sent in the `FB` packet, which the scale's own body fat figure depends on.
     public var person: IcomonScaleProtocol.Person
+    /// The unit the scale is asked to show (`FE` packet); stones are sent as kilograms.
     public var displayUnit: WeightUnit
+    /// How long the opening exchange may take before `open` gives up.
     public var handshakeDeadline: Duration
 
+    /// Defaults: a 30-year-old 170 cm man, kilograms, and the shared vendor handshake deadline.
     public init(person: IcomonScaleProtocol.Person = .init(), displayUnit: WeightUnit = .kilograms,
                 handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
         self.person = person
@@ -22,6 +26,7 @@ public struct IcomonScaleDriver: Driver {
         self.handshakeDeadline = handshakeDeadline
     }
 
+    /// Registry entry: id "icomon-mgb", matching FFB0 only together with a name in `namePrefixes`.
     public var descriptor: DriverDescriptor {
         DriverDescriptor(id: "icomon-mgb", name: "LeFu / ICOMON scale (MGB protocol: Swan, Icomon, YG)", kind: .scale,
                          rules: Self.namePrefixes.map { .allOf([.serviceUUID(IcomonScaleProtocol.service), .namePrefix($0)]) })
@@ -29,6 +34,7 @@ public struct IcomonScaleDriver: Driver {
 }
 
 extension IcomonScaleDriver: GATTScaleDriver {
+    /// Runs the MGB configuration through `VendorScaleSession` on FFB0, dating it from the local calendar.
     public func open(_ connection: BLEConnection, device: DiscoveredDevice,
                      clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
         let logic = IcomonScaleProtocol(person: person, displayUnit: displayUnit) {

@@ -4,11 +4,15 @@ import HAL
 /// service data under the standard service UUIDs instead of offering the GATT profiles, so
 /// service data (more specific than a listed service) is what marks them.
 public struct MiScaleDriver: Driver {
+    /// Service data under 0x181B marks a Body Composition Scale 2 (13-byte frame).
     public static let bodyCompositionService = BluetoothUUID(0x181B)
+    /// Service data under 0x181D marks a Smart Scale 2 (10-byte frame).
     public static let weightScaleService = BluetoothUUID(0x181D)
 
+    /// The driver keeps no state; one instance serves every Mi scale.
     public init() {}
 
+    /// Registry entry: id "mi-scale", matching service data (not just a listed service) under 0x181B or 0x181D.
     public var descriptor: DriverDescriptor {
         DriverDescriptor(id: "mi-scale", name: "Xiaomi Mi Scale (broadcast)", kind: .scale,
                          rules: [.serviceData(Self.bodyCompositionService), .serviceData(Self.weightScaleService)])

@@ -28,6 +28,7 @@ import HAL
 ///   Theengs ignores jin altogether.
 /// - Jin on the 10-byte frame: openScale reads bit 4; pohy/mi-scale-2 agrees.
 public struct MiScaleFrame: Hashable, Sendable {
+    /// Which scale sent the frame, known from the service UUID and length.
     public enum Model: Hashable, Sendable {
         /// Mi Body Composition Scale 2 (XMTZC05HM), 0x181B service data.
         case bodyCompositionScale2
@@ -35,17 +36,26 @@ public struct MiScaleFrame: Hashable, Sendable {
         case smartScale2
     }
 
+    /// Which frame layout this was read from.
     public var model: Model
+    /// The unit the scale shows (pounds, jin or kg, from the control bits); also fixes how `rawWeight` scales.
     public var displayUnit: WeightUnit
+    /// Weight as sent: kg × 200, or lb / jin × 100; see `kilograms`.
     public var rawWeight: UInt16
+    /// The scale's "stabilised" bit: the weight has settled and can be taken as final.
     public var stable: Bool
+    /// The "load removed" bit: the person stepped off and the frame repeats the last weight.
     public var loadRemoved: Bool
     /// Ohms, when the scale measured it (the impedance bit is set and the value is neither zero nor a sentinel).
     public var impedanceOhms: Double?
 
+    /// Impedance values from here up mean "no impedance" (as Tasmota's driver treats them).
     public static let impedanceSentinels: UInt16 = 0xFFFD
+    /// Raw weights from here up mean overload; such frames give no reading.
     public static let overload: UInt16 = 0xFFF0
+    /// Service data length of a Body Composition Scale 2 frame under 0x181B.
     public static let bodyCompositionLength = 13
+    /// Service data length of a Smart Scale 2 frame under 0x181D.
     public static let smartScaleLength = 10
 
     /// Parses 13 bytes of 0x181B service data; nil for any other length.
@@ -75,6 +85,7 @@ public struct MiScaleFrame: Hashable, Sendable {
         rawWeight = UInt16(bytes[1]) | UInt16(bytes[2]) << 8
     }
 
+    /// The weight in kilograms: raw / 200 for kg, raw / 100 converted for pounds and jin (0.5 kg).
     public var kilograms: Double {
         switch displayUnit {
         case .kilograms: Double(rawWeight) / 200

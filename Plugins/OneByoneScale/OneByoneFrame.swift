@@ -21,10 +21,14 @@ import HAL
 /// a person weighing in socks gets a weight too). Stored measurements are read past, not
 /// erased: `F2 01` would delete the owner's history, which a bench tool has no business doing.
 public enum OneByoneFrame: Hashable, Sendable {
+    /// A `CF` frame: weight in 0.01 kg (bytes 3–4, LE), impedance in 0.1 Ω or nil when byte 9 is 1 or it is 0.
     case measurement(weightHundredths: UInt16, impedanceTenths: UInt16?)
+    /// The two bytes `F1 00`: the scale took the clock.
     case clockAcknowledged
+    /// The two bytes `F2 00`: the stored measurements are over and live frames follow.
     case endOfStoredMeasurements
 
+    /// Nil for anything else the scale sends on FFF4 (other headers, `CF` frames under 11 bytes).
     public init?(parsing bytes: [UInt8]) {
         if bytes == [0xF1, 0x00] {
             self = .clockAcknowledged
@@ -46,11 +50,13 @@ public enum OneByoneFrame: Hashable, Sendable {
         return body + [body.reduce(0, ^)]
     }
 
+    /// `F1 yyyy mm dd hh mm ss` with the year big-endian; each field clamped to its byte(s), never negative.
     public static func clock(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> [UInt8] {
         let y = UInt16(clamping: max(0, year))
         let b = { (v: Int) in UInt8(clamping: max(0, v)) }
         return [0xF1, UInt8(y >> 8), UInt8(y & 0xFF), b(month), b(day), b(hour), b(minute), b(second)]
     }
 
+    /// `F2 00`: ask for the stored measurements, which the scale sends before live ones.
     public static let storedMeasurementsRequest: [UInt8] = [0xF2, 0x00]
 }

@@ -20,6 +20,7 @@ public struct OneByoneScaleDriver: Driver {
         self.handshakeDeadline = handshakeDeadline
     }
 
+    /// Registry entry: id "onebyone-eufy", matching by a name in `nameParts` alone (FFF0 is shared with QN).
     public var descriptor: DriverDescriptor {
         DriverDescriptor(id: "onebyone-eufy", name: "1byone / Eufy scale (C1, P1, A1)", kind: .scale,
                          rules: Self.nameParts.map { .nameContains($0) })
@@ -27,6 +28,7 @@ public struct OneByoneScaleDriver: Driver {
 }
 
 extension OneByoneScaleDriver: GATTScaleDriver {
+    /// Runs the unit, clock and stored-measurement exchange through `VendorScaleSession` on FFF0.
     public func open(_ connection: BLEConnection, device: DiscoveredDevice,
                      clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
         let logic = OneByoneScaleProtocol(displayUnit: displayUnit) {

@@ -23,16 +23,23 @@ import HAL
 /// outside 5–250 kg divided by 10; the first is kept (`QNScaleProtocol`), the second is not (a
 /// guess that would turn a real 3 kg parcel into 0.3 kg).
 public enum QNFrame: Hashable, Sendable {
+    /// `0x12`: the scale's information frame; `hundredths` is byte 10 == 1, and the protocol type is echoed back.
     case information(protocolType: UInt8, hundredths: Bool)
+    /// `0x10`: a weight (bytes 3–4, big-endian, in the `0x12` frame's unit), stable flag and two resistances.
     case weight(protocolType: UInt8, raw: UInt16, stable: Bool, resistance1: UInt16, resistance2: UInt16)
+    /// `0x14`: the scale took the unit setting and wants the time next.
     case unitAcknowledged(protocolType: UInt8)
     /// A well-formed frame this driver has no use for (stored records 0x23, acknowledgements).
     case other(opcode: UInt8)
 
+    /// Opcode of the information frame, answered with `unitSetting`.
     public static let informationOpcode: UInt8 = 0x12
+    /// Opcode of the weight frame.
     public static let weightOpcode: UInt8 = 0x10
+    /// Opcode the scale uses to acknowledge the unit setting, answered with `timeSetting`.
     public static let unitAcknowledgedOpcode: UInt8 = 0x14
 
+    /// Checks length byte and checksum before decoding; throws `QNParseError` for anything not a whole frame.
     public init(parsing bytes: [UInt8]) throws(QNParseError) {
         guard bytes.count >= 4 else { throw .tooShort(bytes.count) }
         guard Int(bytes[1]) == bytes.count else { throw .lengthMismatch(declared: Int(bytes[1]), actual: bytes.count) }
@@ -89,11 +96,16 @@ public enum QNFrame: Hashable, Sendable {
 
 /// Why bytes from a QN scale are not a frame; such values are skipped and counted.
 public enum QNParseError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Fewer than 4 bytes: not even opcode, length, protocol type and checksum.
     case tooShort(Int)
+    /// Byte 1 (the frame's own length) disagrees with the bytes received.
     case lengthMismatch(declared: Int, actual: Int)
+    /// The last byte is not the low byte of the sum of the others.
     case checksum(expected: UInt8, found: UInt8)
+    /// A known opcode whose frame is too short for the fields it must carry.
     case tooShortFor(opcode: UInt8, count: Int, needed: Int)
 
+    /// One line for logs, naming what was wrong with the bytes.
     public var description: String {
         switch self {
         case .tooShort(let count): "a QN frame has at least 4 bytes, this one \(count)"

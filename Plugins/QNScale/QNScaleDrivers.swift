@@ -17,11 +17,13 @@ public struct QNScaleDriver: Driver {
     /// How long the opening exchange may take.
     public var handshakeDeadline: Duration
 
+    /// Defaults: kilograms on the display and the shared vendor handshake deadline.
     public init(displayUnit: WeightUnit = .kilograms, handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
         self.displayUnit = displayUnit
         self.handshakeDeadline = handshakeDeadline
     }
 
+    /// Registry entry: id "qn-scale", matching FFE0 or FFF0 only together with a name in `nameParts`.
     public var descriptor: DriverDescriptor {
         let services = [QNScaleProtocol.ffe0Service, QNScaleProtocol.fff0Service]
         return DriverDescriptor(id: "qn-scale", name: "QN / Yolanda scale (Renpho, FITINDEX …)", kind: .scale,
@@ -32,6 +34,7 @@ public struct QNScaleDriver: Driver {
 }
 
 extension QNScaleDriver: GATTScaleDriver {
+    /// Runs the QN handshake through `VendorScaleSession` on FFE0 or FFF0, stamping the time from the system clock.
     public func open(_ connection: BLEConnection, device: DiscoveredDevice,
                      clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
         let logic = QNScaleProtocol(displayUnit: displayUnit) { Int64(Date().timeIntervalSince1970) }
@@ -44,8 +47,10 @@ extension QNScaleDriver: GATTScaleDriver {
 /// QN scales that only broadcast (openScale's QNHandlerBroadcast.kt, "variant 3" of the
 /// ES-CS20M family): manufacturer data under company 0xFFFF starting `AA BB`, no connection.
 public struct QNBroadcastDriver: Driver {
+    /// The driver keeps no state; one instance serves every broadcasting QN scale.
     public init() {}
 
+    /// Registry entry: id "qn-broadcast", matching manufacturer data under 0xFFFF that starts `AA BB`.
     public var descriptor: DriverDescriptor {
         DriverDescriptor(id: "qn-broadcast", name: "QN / Yolanda scale (broadcast)", kind: .scale,
                          rules: [.manufacturer(companyID: QNBroadcastFrame.companyID, prefix: QNBroadcastFrame.magic)])
@@ -53,6 +58,7 @@ public struct QNBroadcastDriver: Driver {
 }
 
 extension QNBroadcastDriver: BroadcastScaleDriver {
+    /// The reading in the advertisement's 0xFFFF manufacturer data, or nil when it is not a plausible QN frame.
     public func reading(from advertisement: Advertisement) -> WeightReading? {
         guard let data = advertisement.manufacturerData[QNBroadcastFrame.companyID],
               let frame = QNBroadcastFrame(manufacturerData: data) else { return nil }

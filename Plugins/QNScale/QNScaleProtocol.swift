@@ -13,33 +13,48 @@ public struct QNScaleProtocol: VendorScaleProtocol {
         case fff0
     }
 
+    /// Layout 1's service; claims a device only with a QN-family name (see `QNScaleDriver`).
     public static let ffe0Service = BluetoothUUID(0xFFE0)
+    /// Layout 1: the scale notifies its frames here.
     public static let ffe1Frames = BluetoothUUID(0xFFE1)
+    /// Layout 1: an indicate characteristic, subscribed to when present though no frames are read from it.
     public static let ffe2Indications = BluetoothUUID(0xFFE2)
+    /// Layout 1: the unit setting (0x13) is written here.
     public static let ffe3Unit = BluetoothUUID(0xFFE3)
+    /// Layout 1: the time setting (0x20) is written here.
     public static let ffe4Time = BluetoothUUID(0xFFE4)
+    /// Layout 2's service; claims a device only with a QN-family name (see `QNScaleDriver`).
     public static let fff0Service = BluetoothUUID(0xFFF0)
+    /// Layout 2: the scale notifies its frames here.
     public static let fff1Frames = BluetoothUUID(0xFFF1)
+    /// Layout 2: both the unit and the time settings are written here.
     public static let fff2Commands = BluetoothUUID(0xFFF2)
 
     /// The unit the scale is asked to show.
     public var displayUnit: WeightUnit
     /// Now, as Unix seconds, for the time setting (injected so tests are repeatable).
     public var unixSeconds: @Sendable () -> Int64
+    /// The layout found by `subscriptions(available:)`; nil before it runs.
     public private(set) var layout: Layout?
+    /// The protocol type of the first `0x12` frame, echoed in the settings we send.
     public private(set) var protocolType: UInt8?
+    /// Whether raw weights are hundredths (true, the default) or tenths, as the latest `0x12` frame said.
     public private(set) var hundredths = true
+    /// The unit setting has been written; later `0x12` frames are not answered again.
     public private(set) var unitSent = false
+    /// The opening exchange is over and `.ready` has been sent.
     public private(set) var ready = false
     /// Values that were not frames (wrong length or checksum, too short), for diagnostics.
     public private(set) var malformedFrames = 0
 
+    /// Stones are sent as pounds; `unixSeconds` supplies the time written after the `0x14` frame.
     public init(displayUnit: WeightUnit = .kilograms, unixSeconds: @escaping @Sendable () -> Int64) {
         self.displayUnit = displayUnit == .pounds ? .pounds : .kilograms
         self.unixSeconds = unixSeconds
     }
 
 
+    /// Picks FFE0 (needs FFE1 and FFE3) before FFF0 (needs FFF1 and FFF2) and returns the frame characteristics.
     public mutating func subscriptions(available: Set<BluetoothUUID>) throws(ScaleError) -> [BluetoothUUID] {
         if available.contains(Self.ffe1Frames), available.contains(Self.ffe3Unit) {
             layout = .ffe0
@@ -52,6 +67,7 @@ public struct QNScaleProtocol: VendorScaleProtocol {
         throw .unsupported("the QN frame and command characteristics (FFE1 + FFE3, or FFF1 + FFF2)")
     }
 
+    /// What the handshake waits for, named in the timeout error: the `0x12` frame, then the `0x14` answer.
     public var awaiting: String {
         unitSent ? "the scale's 0x14 answer to the unit setting" : "the scale's 0x12 information frame"
     }
@@ -60,6 +76,8 @@ public struct QNScaleProtocol: VendorScaleProtocol {
     /// it, as its fix for a race with the protocol type notes).
     public mutating func start() -> [VendorScaleAction] { [] }
 
+    /// Answers `0x12` with the unit setting and `0x14` with the time; `0x10` frames with a non-zero weight
+    /// become readings. Values on other characteristics or that fail to parse are ignored.
     public mutating func received(_ value: [UInt8], from characteristic: BluetoothUUID) -> [VendorScaleAction] {
         guard characteristic == Self.ffe1Frames || characteristic == Self.fff1Frames else { return [] }
         let frame: QNFrame

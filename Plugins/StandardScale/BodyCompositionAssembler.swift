@@ -8,11 +8,13 @@
 /// so two is the default, and a part announcing a field already collected starts a new
 /// measurement (the previous one lost a part and is dropped, counted in `droppedParts`).
 public struct BodyCompositionAssembler: Sendable {
+    /// How many parts make one measurement; never below 2, the split BCS 1.0 describes.
     public let packetsPerMeasurement: Int
     private var parts: [BodyCompositionMeasurement] = []
     /// Parts thrown away because their measurement never completed.
     public private(set) var droppedParts = 0
 
+    /// Values below 2 are raised to 2; pass more only for an analyser known to split further.
     public init(packetsPerMeasurement: Int = 2) {
         self.packetsPerMeasurement = max(2, packetsPerMeasurement)
     }
@@ -34,6 +36,7 @@ public struct BodyCompositionAssembler: Sendable {
         return add(measurement)
     }
 
+    /// Adds an already parsed value; same rules as `add(_ bytes:)`, and a part that fails to merge is dropped.
     public mutating func add(_ measurement: BodyCompositionMeasurement) -> BodyCompositionMeasurement? {
         guard measurement.isMultiplePacket else {
             dropPending()

@@ -34,13 +34,20 @@ public enum UnitSystem: Hashable, Sendable {
 
 /// The Date Time characteristic's fields as sent (zero means "not known" for year, month, day).
 public struct BluetoothDateTime: Hashable, Sendable {
+    /// Year as sent (little-endian u16), or 0 when the scale does not know it.
     public var year: UInt16
+    /// Month 1–12, or 0 when not known.
     public var month: UInt8
+    /// Day of the month 1–31, or 0 when not known.
     public var day: UInt8
+    /// Hours since midnight, 0–23.
     public var hours: UInt8
+    /// Minutes past the hour, 0–59.
     public var minutes: UInt8
+    /// Seconds past the minute, 0–59.
     public var seconds: UInt8
 
+    /// Memberwise initialiser; values are stored as given, not range-checked.
     public init(year: UInt16, month: UInt8, day: UInt8, hours: UInt8, minutes: UInt8, seconds: UInt8) {
         self.year = year
         self.month = month

@@ -5,10 +5,13 @@ import Transports
 /// A connected standard scale: its measurement indications become `.weight` events, in the
 /// order they arrived, and the link's end becomes `.disconnected`. Scales take no commands.
 public final class StandardScaleConnection: ScaleConnection {
+    /// The advertisement this connection was opened from.
     public let device: DiscoveredDevice
+    /// Readings and the final `.disconnected`; buffers the newest 256 events if nobody reads.
     public let events: AsyncStream<ScaleEvent>
     /// What the scale says it supports, when it let us read it.
     public let weightScaleFeature: WeightScaleFeature?
+    /// What the body composition analyser says it supports, when it let us read it.
     public let bodyCompositionFeature: BodyCompositionFeature?
 
     private let link: BLEConnection
@@ -44,6 +47,7 @@ public final class StandardScaleConnection: ScaleConnection {
 
     /// Values skipped because they could not be parsed, for diagnostics.
     public var malformedValues: Int { state.withLock { $0.combiner.malformedValues } }
+    /// Measurements the scale reported as unsuccessful, which yield no `.weight` event.
     public var unsuccessfulMeasurements: Int { state.withLock { $0.combiner.unsuccessfulMeasurements } }
 
     private func handle(_ notification: ATTNotification, weightHandle: UInt16?, compositionHandle: UInt16?) {
@@ -69,18 +73,22 @@ public final class StandardScaleConnection: ScaleConnection {
         }
     }
 
+    /// Always throws `.unsupported`: the standard profiles carry no device-information command.
     public func readInfo() async throws(ScaleError) -> MirrorInfo {
         throw .unsupported("device information on a standard Bluetooth scale")
     }
 
+    /// Always throws `.unsupported`: a standard scale takes no commands.
     public func send(_ command: MirrorCommand) async throws(ScaleError) {
         throw .unsupported("\(command.name) on a standard Bluetooth scale")
     }
 
+    /// Always throws `.unsupported`: readings arrive as `.weight` events, there is no scan result.
     public func readResult() async throws(ScaleError) -> ScanResult {
         throw .unsupported("scan results on a standard Bluetooth scale")
     }
 
+    /// Ends the link; `events` then yields `.disconnected` and finishes.
     public func disconnect() async {
         await link.disconnect()
         state.withLock { $0.pump }?.cancel()

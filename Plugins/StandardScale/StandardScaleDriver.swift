@@ -4,19 +4,27 @@ import Transports
 /// Bluetooth SIG Weight Scale (0x181D) and Body Composition (0x181B) services: any scale that
 /// follows the standard profiles, whoever made it.
 public struct StandardScaleDriver: Driver {
+    /// Weight Scale Service; advertising it is enough for this driver to match.
     public static let weightScaleService = BluetoothUUID(0x181D)
+    /// Body Composition Service; advertising it is enough for this driver to match.
     public static let bodyCompositionService = BluetoothUUID(0x181B)
+    /// Weight Measurement characteristic (indicate), decoded by `WeightMeasurement`.
     public static let weightMeasurement = BluetoothUUID(0x2A9D)
+    /// Weight Scale Feature characteristic (read), decoded by `WeightScaleFeature`.
     public static let weightScaleFeature = BluetoothUUID(0x2A9E)
+    /// Body Composition Measurement characteristic (indicate), decoded by `BodyCompositionMeasurement`.
     public static let bodyCompositionMeasurement = BluetoothUUID(0x2A9C)
+    /// Body Composition Feature characteristic (read), decoded by `BodyCompositionFeature`.
     public static let bodyCompositionFeature = BluetoothUUID(0x2A9B)
 
     /// The ATT_MTU we offer: large enough that a whole Body Composition Measurement (30 bytes)
     /// fits one indication, though the assembler copes when the peer keeps 23.
     public static let preferredMTU: UInt16 = 247
 
+    /// The driver keeps no state; one instance serves every standard scale.
     public init() {}
 
+    /// Registry entry: id "standard-scale", matching any device that advertises 0x181D or 0x181B.
     public var descriptor: DriverDescriptor {
         DriverDescriptor(id: "standard-scale", name: "Bluetooth Weight Scale / Body Composition profile",
                          kind: .scale,

@@ -6,6 +6,7 @@ public enum StandardScaleParseError: Error, Hashable, Sendable, CustomStringConv
     /// The parts of a multi-packet measurement do not belong together.
     case inconsistentParts(String)
 
+    /// One line for logs and CLI output, naming the field and byte counts.
     public var description: String {
         switch self {
         case .truncated(let field, let needed, let available):

@@ -15,11 +15,13 @@ public struct StandardScaleReadingCombiner: Sendable {
     /// Measurements the scale reported as unsuccessful.
     public private(set) var unsuccessfulMeasurements = 0
 
+    /// Starts with nothing pending; make one per connection.
     public init() {}
 
     /// Multi-packet parts dropped because their measurement never completed.
     public var droppedParts: Int { assembler.droppedParts }
 
+    /// Handles one Weight Measurement value: the reading to emit, or nil when malformed or unsuccessful.
     public mutating func weightMeasurement(_ bytes: [UInt8]) -> WeightReading? {
         let measurement: WeightMeasurement
         do { measurement = try WeightMeasurement(parsing: bytes) } catch {
@@ -37,6 +39,8 @@ public struct StandardScaleReadingCombiner: Sendable {
         return reading
     }
 
+    /// Handles one Body Composition value or packet: a reading when it carries a weight, else nil
+    /// (a weight-less composition is held for the next Weight Measurement).
     public mutating func bodyCompositionMeasurement(_ bytes: [UInt8]) -> WeightReading? {
         let assembled: BodyCompositionMeasurement?
         do { assembled = try assembler.add(bytes) } catch {

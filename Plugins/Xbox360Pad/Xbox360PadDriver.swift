@@ -3,6 +3,7 @@ import Transports
 
 /// The wired Xbox 360 pad (045e:028e), driven through libusb on interface 0's interrupt OUT endpoint.
 public struct Xbox360PadDriver: HapticPadDriver {
+    /// The wired pad's USB vendor and product, 045e:028e; the only identity this driver opens.
     public static let identity = USBIdentity(vendor: 0x045E, product: 0x028E)
     /// Interface 0 of a 360 pad is vendor-specific class ff, subclass 5d, protocol 01 (the
     /// controls); the others carry the headset and the security handshake.
@@ -14,20 +15,24 @@ public struct Xbox360PadDriver: HapticPadDriver {
     /// How long one report may take; short, so a stalled pad fails a cue instead of holding it up.
     public var transferTimeout: Duration
 
+    /// Defaults leave `xpad` attached and give each report 300 ms.
     public init(detachKernelDriver: Bool = false, transferTimeout: Duration = .milliseconds(300)) {
         self.detachKernelDriver = detachKernelDriver
         self.transferTimeout = transferTimeout
     }
 
+    /// Registry entry: id "xbox360-usb", matching USB 045e:028e.
     public var descriptor: DriverDescriptor {
         DriverDescriptor(id: "xbox360-usb", name: "Xbox 360 wired pad (libusb)", kind: .hapticPad,
                          rules: [.usb(vendor: Self.identity.vendor, product: Self.identity.product)])
     }
 
+    /// `open(_:)` as a type-erased actuator, with this driver's own `detachKernelDriver`.
     public func openActuator(_ uri: DeviceURI) throws(HapticError) -> any RumbleActuator {
         try open(uri)
     }
 
+    /// Detaches `xpad` when either this driver or the person's options ask for it.
     public func openActuator(_ uri: DeviceURI, options: HapticOpenOptions) throws(HapticError) -> any RumbleActuator {
         var driver = self
         driver.detachKernelDriver = detachKernelDriver || options.detachKernelDriver

@@ -3,13 +3,19 @@ import HAL
 /// The ring of four green quadrants around the guide button plays one of these animations
 /// (numbering as in xpad.c and the Xbox 360 controller documentation of the free60 project).
 public enum Xbox360RingAnimation: UInt8, Hashable, Sendable, CaseIterable {
+    /// All four quadrants dark.
     case off = 0x00
+    /// Every quadrant blinks; used for error cues.
     case allBlinking = 0x01
+    /// Flashes, then leaves quadrant 1, 2, 3 or 4 lit.
     case flashThenOn1 = 0x02, flashThenOn2 = 0x03, flashThenOn3 = 0x04, flashThenOn4 = 0x05
+    /// Quadrant 1, 2, 3 or 4 lit steadily (the player number).
     case on1 = 0x06, on2 = 0x07, on3 = 0x08, on4 = 0x09
+    /// The lit quadrant runs round the ring; used for success cues.
     case rotating = 0x0A
     /// Blinks whatever was lit before, then returns to it.
     case blinkPrevious = 0x0B
+    /// Like `blinkPrevious`, more slowly.
     case slowBlinkPrevious = 0x0C
     /// Quadrants 1+4 and 2+3 take turns, then the previous setting returns.
     case alternating = 0x0D

@@ -20,12 +20,17 @@ import HAL
 /// so its length byte undercounts. The 13-byte form is followed. The Java driver sends activity
 /// 3 always; the rewrite the user's level (3 is kept here, with no user to ask).
 public enum YunmaiFrame: Hashable, Sendable {
+    /// Byte 3 is 2: weight in 0.01 kg, resistance, and the scale's body fat in 0.01 % when byte 1 ≥ 0x1E.
     case final(weightHundredths: UInt16, resistance: UInt16, fatHundredths: UInt16?)
+    /// Any other long-enough notification: a live update, not read by either source.
     case live
 
+    /// Shortest notification that reaches the body fat field at bytes 17–18.
     public static let minimumLength = 19
+    /// Byte 3's value in a final measurement.
     public static let finalMarker: UInt8 = 0x02
 
+    /// Nil only for notifications shorter than `minimumLength`; all fields are big-endian.
     public init?(parsing bytes: [UInt8]) {
         guard bytes.count >= Self.minimumLength else { return nil }
         guard bytes[3] == Self.finalMarker else {
@@ -42,16 +47,19 @@ public enum YunmaiFrame: Hashable, Sendable {
         body + [body.dropFirst().reduce(0, ^)]
     }
 
+    /// The 18-byte user command (0x10): id, height cm, sex, age and unit (1 kg, 2 lb); activity fixed at 3.
     public static func user(id: UInt16, heightCm: UInt8, male: Bool, age: UInt8, unit: WeightUnit) -> [UInt8] {
         sealed([0x0D, 0x12, 0x10, 0x01, 0x00, 0x00, UInt8(id >> 8), UInt8(id & 0xFF), heightCm, male ? 1 : 2, age,
                 0x55, 0x5A, 0x00, 0x00, unit == .pounds ? 2 : 1, 0x03])
     }
 
+    /// The 13-byte time command (0x11): Unix seconds big-endian, clamped to 0…UInt32.max.
     public static func time(unixSeconds: Int64) -> [UInt8] {
         let t = UInt32(clamping: max(0, unixSeconds))
         return sealed([0x0D, 0x0D, 0x11, UInt8(t >> 24), UInt8(t >> 16 & 0xFF), UInt8(t >> 8 & 0xFF), UInt8(t & 0xFF),
                        0, 0, 0, 0, 0])
     }
 
+    /// The start command (0x13), sent last; its XOR byte 0x16 is precomputed.
     public static let start: [UInt8] = [0x0D, 0x05, 0x13, 0x00, 0x16]
 }

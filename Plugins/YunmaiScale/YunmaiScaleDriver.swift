@@ -8,10 +8,14 @@ public struct YunmaiScaleDriver: Driver {
     /// YunmaiHandler.kt: Mini `YUNMAI-SIGNAL…` / `YUNMAI-ISM…`, SE `YUNMAI-ISSE…`.
     public static let namePrefixes = ["YUNMAI-SIGNAL", "YUNMAI-ISM", "YUNMAI-ISSE"]
 
+    /// Sent in the user command; the scale's own body fat figure depends on it.
     public var person: YunmaiScaleProtocol.Person
+    /// The unit the scale is asked to show; stones are sent as kilograms.
     public var displayUnit: WeightUnit
+    /// How long the opening exchange may take before `open` gives up.
     public var handshakeDeadline: Duration
 
+    /// Defaults: user 1, a 30-year-old 170 cm man, kilograms, and the shared vendor handshake deadline.
     public init(person: YunmaiScaleProtocol.Person = .init(), displayUnit: WeightUnit = .kilograms,
                 handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
         self.person = person
@@ -19,6 +23,7 @@ public struct YunmaiScaleDriver: Driver {
         self.handshakeDeadline = handshakeDeadline
     }
 
+    /// Registry entry: id "yunmai", matching by a name in `namePrefixes` alone (FFE0 is shared).
     public var descriptor: DriverDescriptor {
         DriverDescriptor(id: "yunmai", name: "Yunmai scale (Mini, SE, Signal)", kind: .scale,
                          rules: Self.namePrefixes.map { .namePrefix($0) })
@@ -26,6 +31,7 @@ public struct YunmaiScaleDriver: Driver {
 }
 
 extension YunmaiScaleDriver: GATTScaleDriver {
+    /// Runs the user, time and start writes through `VendorScaleSession` on FFE0 and FFE5.
     public func open(_ connection: BLEConnection, device: DiscoveredDevice,
                      clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
         let logic = YunmaiScaleProtocol(person: person, displayUnit: displayUnit) { Int64(Date().timeIntervalSince1970) }
