@@ -91,7 +91,10 @@ package struct TileGrid: Hashable, Sendable {
     package struct Tile: Hashable, Sendable {
         /// Whether this tile's item has been seen yet.
         public enum State: String, CaseIterable, Hashable, Sendable {
-            case pending, scanned
+            /// Its item has not been read yet: drawn empty.
+            case pending
+            /// Its item was read: drawn filled.
+            case scanned
         }
 
         /// The item's own number (0-based in the usual grid), so tiles can be marked in any order.
