@@ -13,17 +13,14 @@ public struct IcomonScaleDriver: Driver {
 
     /// Sex, age and height sent in the `FB` packet, which the scale's own body fat figure depends on.
     public var person: IcomonScaleProtocol.Person
-    /// The unit the scale is asked to show (`FE` packet); stones are sent as kilograms.
-    public var displayUnit: WeightUnit
-    /// How long the opening exchange may take before `open` gives up.
-    public var handshakeDeadline: Duration
+    /// The unit shown and the opening exchange's deadline.
+    public var options: VendorScaleOptions
 
     /// Defaults: a 30-year-old 170 cm man, kilograms, and the shared vendor handshake deadline.
     public init(person: IcomonScaleProtocol.Person = .init(), displayUnit: WeightUnit = .kilograms,
                 handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
         self.person = person
-        self.displayUnit = displayUnit
-        self.handshakeDeadline = handshakeDeadline
+        options = VendorScaleOptions(displayUnit: displayUnit, handshakeDeadline: handshakeDeadline)
     }
 
     /// Registry entry: id "icomon-mgb", matching FFB0 only together with a name in `namePrefixes`.
@@ -37,12 +34,12 @@ extension IcomonScaleDriver: GATTScaleDriver {
     /// Runs the MGB configuration through `VendorScaleSession` on FFB0, dating it from the local calendar.
     public func open(_ connection: BLEConnection, device: DiscoveredDevice,
                      clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
-        let logic = IcomonScaleProtocol(person: person, displayUnit: displayUnit) {
+        let logic = IcomonScaleProtocol(person: person, displayUnit: options.displayUnit) {
             let parts = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date())
             return .init(year: parts.year ?? 2000, month: parts.month ?? 1, day: parts.day ?? 1,
                          hour: parts.hour ?? 0, minute: parts.minute ?? 0, second: parts.second ?? 0)
         }
         return try await VendorScaleSession.open(logic, services: [IcomonScaleProtocol.service], connection: connection,
-                                                 device: device, clock: clock, handshakeDeadline: handshakeDeadline)
+                                                 device: device, clock: clock, handshakeDeadline: options.handshakeDeadline)
     }
 }

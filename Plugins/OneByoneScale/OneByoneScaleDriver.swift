@@ -9,15 +9,12 @@ public struct OneByoneScaleDriver: Driver {
     /// OneByoneHandler.kt's name tests (lower-cased `contains`).
     public static let nameParts = ["t9146", "t9147", "t9120", "health scale"]
 
-    /// The unit the scale is told to show in its opening exchange (it reports kilograms whatever it shows).
-    public var displayUnit: WeightUnit
-    /// How long the opening exchange may take before the session gives up with a readable error.
-    public var handshakeDeadline: Duration
+    /// The unit shown and the opening exchange's deadline.
+    public var options: VendorScaleOptions
 
     /// A driver that sets the scale's display to `displayUnit`; the defaults suit a bench session.
     public init(displayUnit: WeightUnit = .kilograms, handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
-        self.displayUnit = displayUnit
-        self.handshakeDeadline = handshakeDeadline
+        options = VendorScaleOptions(displayUnit: displayUnit, handshakeDeadline: handshakeDeadline)
     }
 
     /// Registry entry: id "onebyone-eufy", matching by a name in `nameParts` alone (FFF0 is shared with QN).
@@ -31,12 +28,12 @@ extension OneByoneScaleDriver: GATTScaleDriver {
     /// Runs the unit, clock and stored-measurement exchange through `VendorScaleSession` on FFF0.
     public func open(_ connection: BLEConnection, device: DiscoveredDevice,
                      clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
-        let logic = OneByoneScaleProtocol(displayUnit: displayUnit) {
+        let logic = OneByoneScaleProtocol(displayUnit: options.displayUnit) {
             let parts = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date())
             return .init(year: parts.year ?? 2000, month: parts.month ?? 1, day: parts.day ?? 1,
                          hour: parts.hour ?? 0, minute: parts.minute ?? 0, second: parts.second ?? 0)
         }
         return try await VendorScaleSession.open(logic, services: [OneByoneScaleProtocol.service], connection: connection,
-                                                 device: device, clock: clock, handshakeDeadline: handshakeDeadline)
+                                                 device: device, clock: clock, handshakeDeadline: options.handshakeDeadline)
     }
 }

@@ -12,15 +12,12 @@ public struct QNScaleDriver: Driver {
     /// ignoring case, and so does the registry's `nameContains`.
     public static let nameParts = ["qn-scale", "renpho-scale", "seb-scale"]
 
-    /// The unit the scale is asked to show (QN scales send kilograms whatever it shows).
-    public var displayUnit: WeightUnit
-    /// How long the opening exchange may take.
-    public var handshakeDeadline: Duration
+    /// The unit shown and the opening exchange's deadline.
+    public var options: VendorScaleOptions
 
     /// Defaults: kilograms on the display and the shared vendor handshake deadline.
     public init(displayUnit: WeightUnit = .kilograms, handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
-        self.displayUnit = displayUnit
-        self.handshakeDeadline = handshakeDeadline
+        options = VendorScaleOptions(displayUnit: displayUnit, handshakeDeadline: handshakeDeadline)
     }
 
     /// Registry entry: id "qn-scale", matching FFE0 or FFF0 only together with a name in `nameParts`.
@@ -37,10 +34,10 @@ extension QNScaleDriver: GATTScaleDriver {
     /// Runs the QN handshake through `VendorScaleSession` on FFE0 or FFF0, stamping the time from the system clock.
     public func open(_ connection: BLEConnection, device: DiscoveredDevice,
                      clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
-        let logic = QNScaleProtocol(displayUnit: displayUnit) { Int64(Date().timeIntervalSince1970) }
+        let logic = QNScaleProtocol(displayUnit: options.displayUnit) { Int64(Date().timeIntervalSince1970) }
         return try await VendorScaleSession.open(logic, services: [QNScaleProtocol.ffe0Service, QNScaleProtocol.fff0Service],
                                                  connection: connection, device: device, clock: clock,
-                                                 handshakeDeadline: handshakeDeadline)
+                                                 handshakeDeadline: options.handshakeDeadline)
     }
 }
 

@@ -10,17 +10,14 @@ public struct YunmaiScaleDriver: Driver {
 
     /// Sent in the user command; the scale's own body fat figure depends on it.
     public var person: YunmaiScaleProtocol.Person
-    /// The unit the scale is asked to show; stones are sent as kilograms.
-    public var displayUnit: WeightUnit
-    /// How long the opening exchange may take before `open` gives up.
-    public var handshakeDeadline: Duration
+    /// The unit shown and the opening exchange's deadline.
+    public var options: VendorScaleOptions
 
     /// Defaults: user 1, a 30-year-old 170 cm man, kilograms, and the shared vendor handshake deadline.
     public init(person: YunmaiScaleProtocol.Person = .init(), displayUnit: WeightUnit = .kilograms,
                 handshakeDeadline: Duration = VendorScaleSession.handshakeDeadline) {
         self.person = person
-        self.displayUnit = displayUnit
-        self.handshakeDeadline = handshakeDeadline
+        options = VendorScaleOptions(displayUnit: displayUnit, handshakeDeadline: handshakeDeadline)
     }
 
     /// Registry entry: id "yunmai", matching by a name in `namePrefixes` alone (FFE0 is shared).
@@ -34,9 +31,9 @@ extension YunmaiScaleDriver: GATTScaleDriver {
     /// Runs the user, time and start writes through `VendorScaleSession` on FFE0 and FFE5.
     public func open(_ connection: BLEConnection, device: DiscoveredDevice,
                      clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection {
-        let logic = YunmaiScaleProtocol(person: person, displayUnit: displayUnit) { Int64(Date().timeIntervalSince1970) }
+        let logic = YunmaiScaleProtocol(person: person, displayUnit: options.displayUnit) { Int64(Date().timeIntervalSince1970) }
         return try await VendorScaleSession.open(logic, services: [YunmaiScaleProtocol.measurementService, YunmaiScaleProtocol.commandService],
                                                  connection: connection, device: device, clock: clock,
-                                                 handshakeDeadline: handshakeDeadline)
+                                                 handshakeDeadline: options.handshakeDeadline)
     }
 }
