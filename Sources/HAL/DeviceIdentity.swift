@@ -61,9 +61,13 @@ public struct DeviceLocation: Hashable, Sendable, CustomStringConvertible {
 
     /// The stable fact the device is found by: the part after `@`, `?serial=`, or a Bluetooth address.
     public enum Key: Hashable, Sendable {
+        /// The sysfs port chain after `@`, e.g. `1-2.3`; survives a replug into the same socket.
         case usbPort(String)
+        /// The device's own serial number or `uniq`, from `?serial=`.
         case serial(String)
+        /// A camera's V4L2 bus info after `@`, e.g. `platform:vivid-000`.
         case busInfo(String)
+        /// A controller by its Bluetooth address, as `hci:AA:BB:CC:DD:EE:FF`.
         case address(BLEAddress)
     }
 

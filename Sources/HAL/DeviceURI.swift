@@ -1,14 +1,24 @@
 /// A device named on the command line, per the contract's URI table.
 public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
+    /// A kernel Bluetooth controller (`hci:N`), opened through the HCI user channel.
     case hci(index: Int)
+    /// A controller on a serial port speaking H4, e.g. a Zephyr `hci_uart` board.
     case uart(path: String, baud: Int, rtscts: Bool)
+    /// An H4 controller over TCP, e.g. a virtual controller.
     case tcp(host: String, port: UInt16)
+    /// A V4L2 camera node such as `/dev/video0`.
     case v4l2(path: String)
+    /// A video file read as a camera; `paced` plays it at its frame rate, off with `pace=max`.
     case file(path: String, paced: Bool)
+    /// A pad opened through libusb by its IDs, optionally at one bus and address.
     case usb(USBIdentity, bus: Int?, address: Int?)
+    /// A HID pad's raw node such as `/dev/hidraw3`, e.g. a DualShock 4.
     case hidraw(path: String)
+    /// An input event node with force feedback, for any rumble pad the kernel drives.
     case evdev(path: String)
+    /// No device: cues are written out as the commands a pad would get, for terminals and CI.
     case log
+    /// No device: the terminal bell rings on each pulse that would move a motor.
     case bell
     /// The built-in simulated bench; its `options` (`sim:?fault=…&backup=…`) pick what goes
     /// wrong on it, so a person can try how a flow behaves when a device misbehaves.
@@ -250,7 +260,9 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
 
 /// Why a device URI from the command line was not accepted.
 public enum DeviceURIError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The part before the colon is none of the kinds we know.
     case unknownScheme(String)
+    /// The scheme is known but the rest is wrong: the text typed, then what was expected.
     case malformed(String, String)
 
     /// The words a person reads in messages and reports, quoting what they typed.

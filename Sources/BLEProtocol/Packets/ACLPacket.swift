@@ -4,7 +4,14 @@ import HAL
 public struct ACLPacket: Hashable, Sendable {
     /// Where this chunk sits in its L2CAP PDU (the Packet_Boundary flag).
     public enum Boundary: UInt8, Sendable {
-        case firstNonFlushable = 0, continuing = 1, firstFlushable = 2, complete = 3
+        /// Starts a PDU that the controller must not flush; what a host sends on LE.
+        case firstNonFlushable = 0
+        /// Carries on the PDU the previous chunk on this handle started.
+        case continuing = 1
+        /// Starts a PDU the controller may flush; what controllers send the host.
+        case firstFlushable = 2
+        /// A whole PDU in one chunk (flushable); rarely used on LE.
+        case complete = 3
     }
 
     /// The 12-bit connection handle.

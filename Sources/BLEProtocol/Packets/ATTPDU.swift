@@ -3,27 +3,49 @@ import HAL
 /// An Attribute Protocol PDU (Core Specification Vol 3 Part F §3.4): opcode, then parameters.
 /// Opcodes we do not use (read multiple, prepared writes, signed writes…) stay `unknown`.
 public enum ATTPDU: Hashable, Sendable {
+    /// The server refused a request: which request, the handle it failed on, and the ATT error code.
     case errorResponse(requestOpcode: UInt8, handle: UInt16, code: UInt8)
+    /// The client's receive MTU in bytes, offered once per link.
     case exchangeMTURequest(UInt16)
+    /// The server's receive MTU in bytes; the link then uses the smaller of the two.
     case exchangeMTUResponse(UInt16)
+    /// Asks which attribute types sit in a handle range, to find descriptors such as the CCCD.
     case findInformationRequest(start: UInt16, end: UInt16)
+    /// The handle and type UUID of each attribute found in the asked range.
     case findInformationResponse([ATTHandleUUID])
+    /// Looks for attributes of one 16-bit type holding an exact value, e.g. one service by UUID.
     case findByTypeValueRequest(start: UInt16, end: UInt16, type: UInt16, value: [UInt8])
+    /// The handle ranges of the matching attributes' groups.
     case findByTypeValueResponse([ATTHandleRange])
+    /// Reads every attribute of a type in a range, e.g. the characteristic declarations of a service.
     case readByTypeRequest(start: UInt16, end: UInt16, type: BluetoothUUID)
+    /// The handles and values found, all values of one length.
     case readByTypeResponse([ATTHandleValue])
+    /// Reads one attribute's value.
     case readRequest(handle: UInt16)
+    /// The value read, cut to MTU − 1 bytes; read on with a blob request if it may be longer.
     case readResponse([UInt8])
+    /// Reads the rest of a long value, starting at a byte offset.
     case readBlobRequest(handle: UInt16, offset: UInt16)
+    /// The part of the value from the asked offset, at most MTU − 1 bytes.
     case readBlobResponse([UInt8])
+    /// Reads group attributes of a type in a range; how primary services are discovered.
     case readByGroupTypeRequest(start: UInt16, end: UInt16, type: BluetoothUUID)
+    /// Each group found: its first handle, last handle and value (for services, the UUID).
     case readByGroupTypeResponse([ATTGroupValue])
+    /// Writes a value and expects a write response, so the caller learns whether it took.
     case writeRequest(handle: UInt16, value: [UInt8])
+    /// The server accepted a write request.
     case writeResponse
+    /// Writes a value with no answer; nothing tells us whether the device took it.
     case writeCommand(handle: UInt16, value: [UInt8])
+    /// A value the device pushed unasked, e.g. a live weight; not acknowledged.
     case handleValueNotification(handle: UInt16, value: [UInt8])
+    /// A value the device pushed that must be confirmed before it sends the next one.
     case handleValueIndication(handle: UInt16, value: [UInt8])
+    /// Our acknowledgement of an indication.
     case handleValueConfirmation
+    /// A PDU whose opcode this enum does not model, kept raw so it can be logged or answered.
     case unknown(opcode: UInt8, parameters: [UInt8])
 
     /// The opcode bytes of the PDUs this enum parses (Core Vol 3 Part F §3.4.8), for matching without building a PDU.

@@ -3,7 +3,9 @@ import HAL
 /// Why an H4 byte stream can no longer be split into packets. Both mean the stream lost sync;
 /// nothing after that point can be trusted.
 public enum H4Error: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The byte where a packet should start is no H4 indicator, so the stream is misaligned.
     case unknownPacketType(UInt8)
+    /// A header claims more bytes than `maximumPayloadLength`, which no real controller sends.
     case oversized(type: UInt8, length: Int)
 
     /// The words a person reads in messages and logs, including what to do about the lost sync.

@@ -2,21 +2,29 @@ import HAL
 
 /// The events a BLE host acts on, decoded; anything else is kept raw.
 public enum HCIEvent: Hashable, Sendable {
+    /// A command finished: the command credits the controller now grants, which opcode, and its return bytes.
     case commandComplete(numPackets: UInt8, opcode: UInt16, returnParameters: [UInt8])
+    /// A command was accepted (status 0) and will finish in a later event, or was refused with this status.
     case commandStatus(status: UInt8, numPackets: UInt8, opcode: UInt16)
+    /// A link went down, or our Disconnect failed; `reason` is the HCI error code that ended it.
     case disconnectionComplete(status: UInt8, handle: UInt16, reason: UInt8)
+    /// ACL buffers the controller has sent and freed, per link: data credits to give back.
     case numberOfCompletedPackets([CompletedPackets])
+    /// The controller failed in a way only a reset fixes; the host gives up on the transport.
     case hardwareError(UInt8)
     /// From LE Connection Complete and from LE Enhanced Connection Complete (v1 and v2).
     case leConnectionComplete(LEConnectionComplete)
     /// From LE Advertising Report and from LE Extended Advertising Report.
     case leAdvertisingReports([LEAdvertisingReport])
+    /// A link's new parameters after an update (interval 1.25 ms units, timeout 10 ms units).
     case leConnectionUpdateComplete(status: UInt8, handle: UInt16, interval: UInt16, latency: UInt16,
                                     supervisionTimeout: UInt16)
+    /// The peer asks for new connection parameters; the host replies or refuses with a negative reply.
     case leRemoteConnectionParameterRequest(handle: UInt16, minInterval: UInt16, maxInterval: UInt16,
                                             latency: UInt16, timeout: UInt16)
     /// Any other LE Meta subevent, parameters after the subevent code.
     case leMeta(subevent: UInt8, parameters: [UInt8])
+    /// An event code the host does not decode, kept raw for logs.
     case other(code: UInt8, parameters: [UInt8])
 
     /// Event codes (Vol 4 Part E §7.7).

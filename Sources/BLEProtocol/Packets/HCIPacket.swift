@@ -2,7 +2,16 @@ import HAL
 
 /// The one-byte indicator that precedes every packet on an H4 (UART or TCP) stream.
 public enum HCIPacketType: UInt8, Sendable {
-    case command = 0x01, acl = 0x02, sco = 0x03, event = 0x04, iso = 0x05
+    /// Host to controller: a command.
+    case command = 0x01
+    /// Connection data in either direction; on LE, the L2CAP traffic that carries ATT.
+    case acl = 0x02
+    /// Classic voice audio; framed and passed through, never used on LE.
+    case sco = 0x03
+    /// Controller to host: an event.
+    case event = 0x04
+    /// LE Audio isochronous data; framed and passed through, never decoded.
+    case iso = 0x05
 }
 
 /// A command from host to controller: opcode (OGF in the top 6 bits, OCF in the low 10) and
@@ -61,8 +70,11 @@ public struct HCIEventPacket: Hashable, Sendable {
 
 /// One packet of an H4 stream.
 public enum HCIPacket: Hashable, Sendable {
+    /// A command the host sends; seen in captures and by simulated controllers.
     case command(HCICommand)
+    /// A chunk of connection data, to be reassembled into L2CAP PDUs.
     case acl(ACLPacket)
+    /// An event from the controller, still raw; `HCIEvent` decodes it.
     case event(HCIEventPacket)
     /// SCO, ISO or anything else we carry without looking inside: `payload` is everything after
     /// the indicator byte, header included.

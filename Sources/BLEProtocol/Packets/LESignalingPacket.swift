@@ -2,12 +2,14 @@ import HAL
 
 /// A command on the LE signaling channel (Vol 3 Part A §4): code, identifier, length, data.
 public enum LESignalingPacket: Hashable, Sendable {
+    /// Refuses a command the sender could not handle; `reason` 0 means not understood.
     case commandReject(identifier: UInt8, reason: UInt16, data: [UInt8])
     /// From a peripheral asking for new parameters (intervals 1.25 ms, timeout 10 ms units).
     case connectionParameterUpdateRequest(identifier: UInt8, minInterval: UInt16, maxInterval: UInt16,
                                           latency: UInt16, timeout: UInt16)
     /// 0 accepted, 1 rejected.
     case connectionParameterUpdateResponse(identifier: UInt8, result: UInt16)
+    /// A command this host does not handle; requests among them get a command reject.
     case other(code: UInt8, identifier: UInt8, data: [UInt8])
 
     /// Signaling command codes (Core Vol 3 Part A §4) this host reads or answers.

@@ -1,11 +1,13 @@
 /// A source of greyscale frames: a V4L2 camera, a video file, or a fake. Flows never see pixels,
 /// only decoded codes; `Capture` turns frames into codes.
 public protocol CameraSource: Sendable {
+    /// What the camera says it is and offers, readable before `start()`.
     var info: CameraInfo { get }
 
     /// Starts streaming. The stream keeps only the newest frame, so a slow consumer sees the latest
     /// picture rather than a growing backlog. It ends with a `CameraError` if the device goes away.
     func start() async throws(CameraError) -> AsyncThrowingStream<GrayFrame, any Error>
+    /// Ends the stream and lets go of the device.
     func stop() async
 }
 
@@ -85,7 +87,9 @@ public struct PixelFormatInfo: Hashable, Sendable {
 
 /// A frame size as the device reports it: one size, or a stepwise/continuous range.
 public enum FrameSize: Hashable, Sendable, CustomStringConvertible {
+    /// Exactly one size the device can deliver.
     case discrete(width: Int, height: Int)
+    /// Any size between the two corners, as stepwise or continuous devices report.
     case range(minWidth: Int, minHeight: Int, maxWidth: Int, maxHeight: Int)
 
     /// `640x480`, or `MINWxMINH-MAXWxMAXH` for ranges (the contract's spelling).
@@ -99,14 +103,23 @@ public enum FrameSize: Hashable, Sendable, CustomStringConvertible {
 
 /// Camera failures, each saying what happened to which device.
 public enum CameraError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No device node or file at that path.
     case notFound(String)
+    /// The node exists but we may not open it; usually the `video` group is missing.
     case permissionDenied(String)
+    /// The kernel has no V4L2 at all; the text says which modules to load.
     case noKernelSupport(String)
+    /// The node is a V4L2 device that cannot capture video, e.g. a metadata node.
     case notACaptureDevice(String)
+    /// None of the device's pixel formats can be turned into a grey picture.
     case noUsableFormat(String)
+    /// The camera went away mid-stream, e.g. it was unplugged.
     case disappeared(String)
+    /// The camera stopped sending frames for longer than the stream waits.
     case timedOut(String)
+    /// A video file or a cassette's frames cannot be read as they claim to be; the text says how.
     case badFile(String)
+    /// Another OS call on the device failed; the text carries the error.
     case io(String)
 
     /// The words a person reads in messages and reports, naming the device where there is one.

@@ -31,13 +31,17 @@ public struct DecodedFrame: Hashable, Sendable {
 
 /// Turns a frame into symbols. zbar is the first implementation; others join as plugins.
 public protocol CodeDecoder: Sendable {
+    /// The decoder's name, as `-v` output and `HWPROBE_DECODER` spell it.
     var name: String { get }
+    /// Every symbol found in the frame, or none; called once per frame the pipeline decodes.
     func decode(_ frame: GrayFrame) -> [DecodedSymbol]
 }
 
 /// Decoded codes from a camera, which is all the import flow needs to know about cameras.
 /// The stream ends with a `CameraError` when its camera goes away.
 public protocol CodeSource: Sendable {
+    /// Which camera (and decoder) the codes come from, in words for messages.
     var description: String { get }
+    /// Starts the camera and yields decoded frames until the consumer stops or the camera fails.
     func codes() -> AsyncThrowingStream<DecodedFrame, any Error>
 }

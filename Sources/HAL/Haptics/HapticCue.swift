@@ -1,7 +1,18 @@
 /// The cue vocabulary of the flows (flows.md, "Cues"). Every sink plays a cue from `pattern`,
 /// so a rumble pad, force feedback, a bell and a log all agree on what `success` feels like.
 public enum HapticCue: String, CaseIterable, Hashable, Sendable {
-    case lightImpact, mediumImpact, selection, success, warning, error
+    /// A short soft tap acknowledging progress, e.g. one more backup code scanned.
+    case lightImpact
+    /// A firmer tap marking a step the person should notice, e.g. the scan starting.
+    case mediumImpact
+    /// The faintest tick, for a beat of rhythm such as each number of a countdown.
+    case selection
+    /// A rising double pulse with a green light: the task finished well.
+    case success
+    /// Two even pulses with an amber light: something needs attention but nothing failed.
+    case warning
+    /// Three hard pulses with a red light: the task failed.
+    case error
 
     /// How this cue feels: its entry in `HapticPattern.table` (no pulses if it were ever missing).
     public var pattern: HapticPattern { HapticPattern.table[self] ?? HapticPattern(pulses: []) }

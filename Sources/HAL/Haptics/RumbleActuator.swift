@@ -33,6 +33,7 @@ extension HapticPulse {
 /// The device end of a haptic sink: the few commands every pad understands. `RumbleScheduler`
 /// turns a cue's pattern into these on its clock, so pads only translate commands into bytes.
 public protocol RumbleActuator: Sendable {
+    /// Which pad this is, in words for logs; the scheduler copies it as its own name.
     var name: String { get }
     /// Runs the motors at `level` from now on. `duration` is how long the scheduler will wait
     /// before its next command; devices whose effects need a length (evdev) use it, others ignore it.

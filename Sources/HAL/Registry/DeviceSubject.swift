@@ -1,8 +1,12 @@
 /// Something a driver might claim, described the way the registry's rules look at it.
 public enum DeviceSubject: Hashable, Sendable {
+    /// A BLE device seen while scanning, matched by its services, data and name.
     case advertisement(Advertisement)
+    /// An attached USB device, matched by vendor and product ID.
     case usb(USBIdentity)
+    /// A hidraw node, matched by the USB IDs of the device behind it.
     case hidraw(path: String, identity: USBIdentity)
+    /// An input event node, matched by the force-feedback effects it supports.
     case evdev(path: String, capabilities: Set<MatchRule.EvdevCapability>)
 }
 

@@ -24,6 +24,7 @@ public struct DriverDescriptor: Hashable, Sendable {
 /// Every plugin's entry point. Family protocols (scale drivers, pad drivers) refine it with the
 /// factories that turn a claimed device into a HAL object.
 public protocol Driver: Sendable {
+    /// Who the driver is and which devices it claims; read by the registry before any device is opened.
     var descriptor: DriverDescriptor { get }
 }
 
@@ -36,6 +37,7 @@ public protocol BroadcastScaleDriver: Driver {
 /// A driver for rumble/LED pads: opens the device a haptics URI names (`usb:`, `hidraw:`,
 /// `evdev:`) as an actuator, which `RumbleScheduler` then plays cues on.
 public protocol HapticPadDriver: Driver {
+    /// Opens the pad a claimed URI names; throws when it is missing, busy or not permitted.
     func openActuator(_ uri: DeviceURI) throws(HapticError) -> any RumbleActuator
     /// The same, with choices a person made on the command line; drivers without such choices
     /// ignore them.

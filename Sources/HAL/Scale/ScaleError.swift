@@ -14,12 +14,19 @@ public enum ScaleError: Error, Hashable, Sendable, CustomStringConvertible {
         case attError(UInt8)
     }
 
+    /// The device or one of its services was not there; the text names what was looked for.
     case notFound(String)
+    /// The link could not be made or the controller failed while making it; the text says why.
     case connectionFailed(String)
+    /// The link went down; every later command on the connection fails the same way.
     case disconnected(DisconnectReason)
+    /// The device answered a command with an error; the refusal says which and, when known, why.
     case refused(MirrorCommand, Refusal)
+    /// A request or command got no answer in time; the text names what we waited for.
     case timedOut(String)
+    /// The device lacks what was asked, e.g. `deviceInfo` on a plain scale or a missing characteristic.
     case unsupported(String)
+    /// The device sent something its profile forbids, or an error where none was expected.
     case protocolViolation(String)
     /// A vendor scale's opening exchange (unit, user, time, start command) was refused or never
     /// answered: without it such scales send no readings.

@@ -53,12 +53,39 @@ public struct ScaleStatus: Hashable, Sendable {
 
 /// The mirror's `scanState` machine states, numbered as on the air.
 public enum MirrorScanState: UInt8, Hashable, Sendable, CaseIterable {
-    case idle = 0, warmingUp, ready, scanning, stepOff, processing, complete, error
+    /// Waiting for `init` and a scan token; a person may stand on the scale and see their weight.
+    case idle = 0
+    /// The scan token was accepted and the sensors are warming up; `startScan` is refused until `ready`.
+    case warmingUp
+    /// Warmed up and waiting for `startScan`.
+    case ready
+    /// Capturing; `progress` climbs to 100 and the person must stand still and stay on the scale.
+    case scanning
+    /// Capture is done and the mirror waits for the person to step off before it processes.
+    case stepOff
+    /// Building the model after the step-off; `progress` climbs to 100 again.
+    case processing
+    /// The scan finished and `result` can be read.
+    case complete
+    /// The scan stopped; the status carries the `MirrorErrorCode` saying why.
+    case error
 }
 
 /// Why a mirror stopped a scan (`scanState` error codes).
 public enum MirrorErrorCode: Hashable, Sendable {
-    case userMoved, scaleNotLevel, sensorFault, steppedOffEarly, mirrorTimedOut, batteryLow
+    /// The person moved during capture (code 1); they should stand still and try again.
+    case userMoved
+    /// The scale is tilted (code 2); it needs a flat, hard floor.
+    case scaleNotLevel
+    /// A mirror sensor reported a fault (code 3); restart the mirror.
+    case sensorFault
+    /// The person left the scale during capture, before the mirror asked (code 4).
+    case steppedOffEarly
+    /// The mirror gave up waiting for the next step (code 5).
+    case mirrorTimedOut
+    /// The battery is too low to scan (code 6); the mirror needs mains power.
+    case batteryLow
+    /// A code the profile does not name, kept so it can be reported by number.
     case unknown(UInt8)
 
     /// Decodes an error byte from `scanState`; codes the profile does not name become `.unknown`.
@@ -180,11 +207,17 @@ public enum MeasurementSystem: UInt8, Hashable, Sendable { case metric = 0, impe
 
 /// What a client can ask a mirror to do (`init`, `scanToken`, `control`).
 public enum MirrorCommand: Hashable, Sendable {
+    /// Tells the mirror the person's height and which units to show; required before a scan token.
     case initialize(heightMillimetres: UInt16, units: MeasurementSystem)
+    /// The 16-byte token that authorises one scan and starts the warm-up.
     case scanToken([UInt8])
+    /// Says the person has lined the scale up; refused while the mirror reports it not aligned.
     case confirmAlignment
+    /// Starts capture; refused unless the mirror is `ready`.
     case startScan
+    /// Stops the scan in progress and returns the mirror to `idle`, forgetting `init`.
     case abort
+    /// Returns the mirror to `idle` and forgets `init`, whatever state it was in.
     case reset
 
     /// The command's name as the mirror profile spells it, used in logs and refusal messages.
@@ -202,9 +235,13 @@ public enum MirrorCommand: Hashable, Sendable {
 
 /// Why a link ended, in words a person can act on.
 public enum DisconnectReason: Hashable, Sendable, CustomStringConvertible {
+    /// The device chose to end the link.
     case remoteUserTerminated
+    /// No packets arrived for the supervision timeout: out of range or out of power.
     case supervisionTimeout
+    /// We ended the link, on purpose or because the session was closed.
     case localHostTerminated
+    /// The controller or its transport failed; the text says how.
     case transportLost(String)
     /// Any other reason, by its HCI code (Transports maps the codes: HAL does not speak HCI).
     case hciError(UInt8)
@@ -223,9 +260,14 @@ public enum DisconnectReason: Hashable, Sendable, CustomStringConvertible {
 
 /// Everything a scale or mirror connection reports, in the order it happened.
 public enum ScaleEvent: Hashable, Sendable {
+    /// A weight from a plain scale, or the mirror's live weight.
     case weight(WeightReading)
+    /// The turntable scale's presence, occupancy, level and weight as the mirror relays them.
     case scale(ScaleStatus)
+    /// A step or progress change of the mirror's scan, with the error when it failed.
     case scanState(MirrorScanStatus)
+    /// Where the turntable stands relative to the mirror, for guiding the person to line it up.
     case alignment(Alignment)
+    /// The link ended; nothing else follows on this connection.
     case disconnected(DisconnectReason)
 }

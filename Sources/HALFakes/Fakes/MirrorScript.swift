@@ -80,7 +80,24 @@ public struct MirrorScript: Sendable, Hashable {
 
 /// Moments of a scan at which a fault can strike.
 public enum MirrorPhase: String, Sendable, Hashable, CaseIterable {
-    case connected, scalePresent, aligned, warmingUp, ready, scanning, stepOff, processing, complete
+    /// A central has just connected.
+    case connected
+    /// The person has switched the turntable scale on and the mirror sees it.
+    case scalePresent
+    /// The scale has been moved into the aligned range.
+    case aligned
+    /// The scan token was accepted and the sensors began warming up.
+    case warmingUp
+    /// The warm-up ended and the mirror waits for `startScan`.
+    case ready
+    /// Capture has started.
+    case scanning
+    /// Capture finished and the mirror asks the person to step off.
+    case stepOff
+    /// The person stepped off and the model is being built.
+    case processing
+    /// The result is ready to read.
+    case complete
 }
 
 /// One thing going wrong in a simulated scan.
@@ -93,8 +110,12 @@ public enum MirrorFault: Sendable, Hashable {
     case silence(in: MirrorPhase)
     /// The person steps off while the scan is at this progress.
     case stepOffEarly(atProgress: UInt8)
+    /// The person never switches the scale on, so the mirror never reports it present.
     case scaleNeverPresent
+    /// The scale stops at its first alignment step and never reaches the aligned range.
     case neverAligned
+    /// Nobody steps onto the scale once the mirror is ready.
     case personNeverStepsOn
+    /// The person stays on the scale after capture, so processing never starts.
     case personNeverStepsOff
 }

@@ -15,8 +15,11 @@ import HAL
 public struct MirrorSimulation: Sendable {
     /// What the mirror does that the central can see.
     public enum Output: Hashable, Sendable {
+        /// A `scanState` notification: a new state or progress, or the error that stopped the scan.
         case scanState(MirrorScanStatus)
+        /// A `scale` notification: the scale appeared, was stepped on or off, settled, or a weight tick.
         case scale(ScaleStatus)
+        /// An `alignment` notification, one per step of the scale being moved.
         case alignment(Alignment)
         /// The mirror (or the radio) ends the link.
         case dropLink(DisconnectReason)

@@ -1,13 +1,17 @@
 /// Why a cassette could not be read or written. Each says where (a line number) and what was
 /// expected there, so a person can open the file at that line and see what is wrong.
 public enum CassetteError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The cassette file could not be opened or read, e.g. it is missing or not permitted.
     case cannotRead(path: String, reason: String)
+    /// The recording could not be saved at the end of the session; the text says why.
     case cannotWrite(path: String, reason: String)
+    /// The file is bigger than a cassette may be, so it is not read at all.
     case tooLarge(bytes: Int, limit: Int)
     /// Line 1 is not `hwprobe-cassette MAJOR.MINOR`.
     case notACassette(found: String)
     /// Made by a newer hwprobe whose format this one cannot read.
     case newerVersion(found: String)
+    /// A line could not be parsed: its number, what should be there and what was.
     case damaged(line: Int, expected: String, found: String)
     /// More of something than a cassette may hold (`BLECassette.Limits`).
     case tooMany(line: Int, what: String, limit: Int)
@@ -34,6 +38,7 @@ public enum CassetteError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A line shown in backticks for messages, shortened past 60 characters.
     static func quoted(_ text: String) -> String {
         if text.isEmpty { return "an empty line" }
         let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text

@@ -51,6 +51,7 @@ public enum CassetteFormat {
         return lines
     }
 
+    /// Sorts peripherals by address, so the same recording always writes the same file.
     static func order(_ a: BLEAddress, _ b: BLEAddress) -> Bool {
         if a.bytes != b.bytes { return a.bytes.lexicographicallyPrecedes(b.bytes) }
         return a.kind == .public && b.kind == .random
@@ -63,12 +64,15 @@ public enum CassetteFormat {
         return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
+    /// Bytes as lower-case hex, or `-` for none, as cassette lines write values.
     static func hex(_ bytes: [UInt8]) -> String {
         bytes.isEmpty ? "-" : Hex.string(bytes, .lower)
     }
 
+    /// One byte as two lower-case hex digits, e.g. a disconnect reason.
     static func hexByte(_ byte: UInt8) -> String { Hex.byte(byte, .lower) }
 
+    /// An ATT handle as cassette lines write it, e.g. `0x002a`.
     static func handleText(_ handle: UInt16) -> String {
         "0x" + Hex.word(handle, .lower)
     }

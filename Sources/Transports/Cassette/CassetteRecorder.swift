@@ -5,6 +5,7 @@ import Synchronization
 /// Sees every HCI packet the host sends and receives (`HCIHost`'s tap), whole and in order.
 /// Called synchronously from inside the host actor: it must return quickly and never call back.
 public protocol HCIPacketTap: Sendable {
+    /// Takes one packet as it crosses the host; `sentByHost` is false for what the controller sent.
     func record(_ packet: HCIPacket, sentByHost: Bool)
 }
 

@@ -4,8 +4,14 @@ import Synchronization
 
 /// The bus a HID device hangs off: pads speak different output reports over USB and Bluetooth.
 public enum HIDBus: Hashable, Sendable {
-    case usb, bluetooth, other(UInt32)
+    /// Plugged in by USB cable.
+    case usb
+    /// Paired over Bluetooth, where pads expect other output reports.
+    case bluetooth
+    /// Any other bus, by the kernel's bus number.
+    case other(UInt32)
 
+    /// Sorts the bus number the kernel reports (HIDIOCGRAWINFO) into one of these.
     init(_ raw: UInt32) {
         self = raw == InputIdentity.busUSB ? .usb : raw == InputIdentity.busBluetooth ? .bluetooth : .other(raw)
     }

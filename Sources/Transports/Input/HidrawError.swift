@@ -1,11 +1,16 @@
 /// What can go wrong with a hidraw node, in words that say what to do.
 public enum HidrawError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// There is no node at that path.
     case notFound(String)
+    /// The device went away while it was open, e.g. unplugged or out of Bluetooth range.
     case disappeared(String)
+    /// The node is not ours to open; the udev rule from the README is needed.
     case permissionDenied(String)
     /// The node answers, but not like a HID device (HIDIOCGRAWINFO failed): a wrong path.
     case notHidraw(String)
+    /// The device did not take or answer a report in time; the text says which.
     case timedOut(String)
+    /// A read, write or ioctl failed for another reason; the text carries the OS error.
     case io(String)
 
     /// The words a person reads in messages and logs, saying what to do about it.

@@ -44,6 +44,7 @@ public struct HidrawDeviceInfo: Hashable, Sendable {
 
 /// Why input devices could not be listed at all, worded for the person at the bench.
 public enum InputAccessError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The input nodes could not be listed at all; the text says why, e.g. no evdev in the kernel.
     case noNodes(String)
 
     /// The words a person reads in messages and logs.

@@ -17,6 +17,7 @@ public enum USBPipeError: Error, Hashable, Sendable, CustomStringConvertible {
     case unsuitable(String)
     /// The device did not take a transfer within the timeout.
     case timedOut(String)
+    /// A transfer or libusb call failed for another reason; the text carries libusb's words.
     case io(String)
     /// libusb itself could not start (no usbfs, no kernel support).
     case unavailable(String)

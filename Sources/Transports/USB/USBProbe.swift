@@ -27,7 +27,9 @@ public struct USBDeviceInfo: Hashable, Sendable {
 
 /// Why USB devices could not be listed at all, worded for the person at the bench.
 public enum USBAccessError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kernel has no USB (no /sys/bus/usb), so no USB pad can be seen.
     case noKernelSupport
+    /// libusb could not start or list devices; the text gives its error and a hint.
     case unavailable(String)
 
     /// The words a person reads in messages and logs.
@@ -86,11 +88,13 @@ public enum USBProbe {
         return try? USBStringDescriptor.text(product)
     }
 
+    /// libusb's own words for an error code, or the bare number when it has none.
     static func libusbMessage(_ code: Int32) -> String {
         guard let name = libusb_strerror(code) else { return "libusb error \(code)" }
         return String(cString: name)
     }
 
+    /// A hint to add when libusb fails with I/O or other errors (usually no usbfs); empty otherwise.
     static func hint(_ code: Int32) -> String {
         code == LIBUSB_ERROR_OTHER.rawValue || code == LIBUSB_ERROR_IO.rawValue
             ? " (no /dev/bus/usb: this machine has no USB host controller, or usbfs is not mounted)" : ""

@@ -1,5 +1,6 @@
 /// Why a string descriptor a USB device sent could not be read.
 public enum USBDescriptorError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The device's bytes are not a valid string descriptor; the text says what was wrong.
     case malformed(String)
 
     /// The words a person reads in messages and logs.

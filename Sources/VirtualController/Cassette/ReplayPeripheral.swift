@@ -11,6 +11,7 @@ public enum ReplayTiming: Hashable, Sendable {
     /// Every answer at once, in the recorded order: for unit tests that only care what is said.
     case immediate
 
+    /// How long to wait before an answer that came `recorded` after its request in the cassette.
     func delay(_ recorded: Duration) -> Duration {
         switch self {
         case .recorded: recorded

@@ -40,6 +40,7 @@ import HAL
         case response(id: Int, ATTPDU)
         /// The request of `id` got an answer that is not ATT.
         case failure(id: Int, BLEError)
+        /// A value the peer pushed for `handle`; it needs no answer.
         case notification(handle: UInt16, value: [UInt8])
         /// Delivered like a notification; the confirmation is already among the PDUs to send.
         case indication(handle: UInt16, value: [UInt8])

@@ -11,15 +11,21 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
     case transport(String)
     /// The controller sent bytes that are not HCI.
     case protocolError(String)
+    /// The peer did not accept our connection before the deadline; we cancelled the attempt.
     case connectionTimedOut(BLEAddress)
+    /// The controller refused or failed the connection, with its HCI status.
     case connectionFailed(BLEAddress, status: UInt8)
+    /// The link went down while a request was waiting on it.
     case disconnected(DisconnectReason)
     /// The peer answered an ATT request with an error.
     case att(ATTFailure)
     /// The peer did not answer an ATT request within the 30 s transaction timeout.
     case attTimedOut(String)
+    /// The peer has no such service, characteristic or descriptor; the text names it.
     case notFound(String)
+    /// The caller asked for something the host cannot do now, e.g. a second concurrent connect.
     case invalid(String)
+    /// The controller was used before the host set it up.
     case notInitialized
     /// The caller's task was cancelled while it waited; what it started was cleaned up.
     case cancelled

@@ -13,7 +13,9 @@ public enum HostEvent: Hashable, Sendable {
     case peripheralSeen(DiscoveredDevice)
     /// LE Create Connection is about to go out.
     case connecting(BLEAddress)
+    /// The peer accepted the connection; `link` is the handle later events name it by.
     case connected(BLEAddress, link: UInt16)
+    /// The link with that handle ended, for the reason given.
     case disconnected(link: UInt16, DisconnectReason)
     /// The ATT_MTU both sides use from now on, whoever asked for the exchange.
     case mtuExchanged(link: UInt16, mtu: UInt16)

@@ -20,10 +20,12 @@ public enum BTSnoopFormat {
     /// Packet flag bit 1: set for commands and events, clear for data (ACL, SCO, ISO).
     public static let flagCommandOrEvent: UInt32 = 1 << 1
 
+    /// A time as btsnoop records it: microseconds since year 0.
     static func timestamp(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) + epochOffsetMicroseconds
     }
 
+    /// The wall-clock time a btsnoop record's timestamp stands for.
     static func date(_ timestamp: Int64) -> Date {
         Date(timeIntervalSince1970: Double(timestamp - epochOffsetMicroseconds) / 1_000_000)
     }
@@ -38,12 +40,19 @@ public enum BTSnoopFormat {
 
 /// Why a btsnoop file could not be written or read.
 public enum BTSnoopError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The capture file could not be opened for writing; nothing was captured.
     case cannotCreate(path: String, reason: String)
+    /// A write to the capture failed mid-run; the capture stops, the session does not.
     case writeFailed(path: String, reason: String)
+    /// The file could not be read: missing, not a regular file, too large, or a read failed.
     case cannotRead(path: String, reason: String)
+    /// Too short for a header, or no btsnoop magic at the start: some other kind of file.
     case notBTSnoop(String)
+    /// A btsnoop version other than 1.
     case unsupportedVersion(UInt32)
+    /// The file ends inside a record, as when a capture was cut off.
     case truncatedRecord(index: Int, offset: Int)
+    /// A record claims to include more bytes than the packet had.
     case inconsistentLengths(index: Int, original: UInt32, included: UInt32)
 
     /// The words a person reads in messages and logs.

@@ -26,10 +26,15 @@ public struct HCIControllerInfo: Hashable, Sendable {
 
 /// Why the kernel's Bluetooth side could not be used, worded as what to do about it.
 public enum HCIAccessError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The kernel has no Bluetooth sockets; the bluetooth module is not loaded.
     case noKernelSupport
+    /// We lack `CAP_NET_ADMIN`, which the HCI user channel needs.
     case notPermitted
+    /// Another program, often bluetoothd, holds the named controller.
     case busy(String)
+    /// The kernel has no controller with that index.
     case noSuchController(Int)
+    /// Any other socket error, worded as the OS gave it.
     case system(String)
 
     /// The words a person reads in messages and logs, saying what to do about it.
@@ -43,6 +48,7 @@ public enum HCIAccessError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The access error an OS error on the HCI socket means, for the controller being opened.
     static func from(_ error: Errno, controller: Int? = nil) -> HCIAccessError {
         if error == .familyNotSupported || error == .protocolNotSupported { return .noKernelSupport }
         if error.meansPermission { return .notPermitted }

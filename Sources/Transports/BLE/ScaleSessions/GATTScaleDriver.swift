@@ -4,6 +4,7 @@ import HAL
 /// then hands the link to the driver that claimed the advertisement; the driver turns the
 /// device's characteristics into HAL events and commands.
 public protocol GATTScaleDriver: Driver {
+    /// Turns a fresh link into a HAL connection: finds the services, subscribes, runs any opening exchange.
     func open(_ connection: BLEConnection, device: DiscoveredDevice, clock: any Clock<Duration>) async throws(ScaleError) -> any ScaleConnection
 }
 
