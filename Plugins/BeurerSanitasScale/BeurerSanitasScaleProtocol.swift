@@ -10,7 +10,16 @@ public struct BeurerSanitasScaleProtocol: VendorScaleProtocol {
     public static let characteristic = BluetoothUUID(0xFFE1)
 
     /// Where the opening stands; weight frames are read only once it is `.ready`.
-    public enum Phase: Hashable, Sendable { case initialising, status, unit, ready }
+    public enum Phase: Hashable, Sendable {
+        /// The init command is sent; waiting for the scale's answer.
+        case initialising
+        /// Asked for the scale's status (its unit among it).
+        case status
+        /// Setting the display unit that was asked for.
+        case unit
+        /// Opening done: weight frames are read from here on.
+        case ready
+    }
 
     /// 0xF7 or 0xE7 by model (see `BeurerSanitasScaleDriver.startByte(forName:)`); every frame starts with it.
     public var startByte: UInt8

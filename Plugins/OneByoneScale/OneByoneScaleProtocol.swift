@@ -23,7 +23,14 @@ public struct OneByoneScaleProtocol: VendorScaleProtocol {
     }
 
     /// Where the opening exchange stands: waiting for `F1 00`, reading past stored frames, or live.
-    public enum Phase: Hashable, Sendable { case waitingForClockAcknowledgement, readingStoredMeasurements, live }
+    public enum Phase: Hashable, Sendable {
+        /// The clock packet is sent; waiting for the scale's `F1 00`.
+        case waitingForClockAcknowledgement
+        /// Passing over the stored frames the scale replays first.
+        case readingStoredMeasurements
+        /// Reading the weight as it is measured.
+        case live
+    }
 
     /// Kilograms or pounds (stones are sent as kilograms), set on the scale and passed on with each reading.
     public var displayUnit: WeightUnit

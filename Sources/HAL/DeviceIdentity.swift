@@ -57,7 +57,20 @@ public struct DeviceIdentity: Hashable, Sendable {
 /// working after a replug gives the device another node.
 public struct DeviceLocation: Hashable, Sendable, CustomStringConvertible {
     /// The URI's scheme: which sort of attached device the one meant is looked for among.
-    public enum Kind: String, Hashable, Sendable { case hci, uart, v4l2, usb, hidraw, evdev }
+    public enum Kind: String, Hashable, Sendable {
+        /// A Bluetooth controller, by its address (`hci:AA:BB:CC:DD:EE:FF`).
+        case hci
+        /// A serial HCI board, by its USB port (`uart:@1-1.2?baud=115200`).
+        case uart
+        /// A camera, by its V4L2 bus info (`v4l2:@platform:vivid-000`).
+        case v4l2
+        /// A USB device, by vendor:product with a port or serial (`usb:045e:028e@1-2.3`).
+        case usb
+        /// A hidraw node, by the device's serial (`hidraw:?serial=a4:53:85:1c:2b:90`).
+        case hidraw
+        /// An evdev node, by its USB port (`evdev:@1-4`).
+        case evdev
+    }
 
     /// The stable fact the device is found by: the part after `@`, `?serial=`, or a Bluetooth address.
     public enum Key: Hashable, Sendable {

@@ -33,7 +33,16 @@ public enum DeviceURI: Hashable, Sendable, CustomStringConvertible {
     public static var simulatedBench: DeviceURI { .sim(options: [:]) }
 
     /// The sort of device a URI can stand for, so an option can reject a camera URI given as a controller.
-    public enum Family: String, Sendable { case hci, camera, haptics, any }
+    public enum Family: String, Sendable {
+        /// A Bluetooth controller (`hci:`, `uart:`, `tcp:`, `sim:`, `replay:`).
+        case hci
+        /// A camera (`v4l2:`, `file:`, `replay:`).
+        case camera
+        /// A haptic pad (`usb:`, `hidraw:`, `evdev:`, `log:`).
+        case haptics
+        /// Any of them: for options that take whatever is attached.
+        case any
+    }
 
     /// Which sort of device this URI names; `.any` for the bench and cassettes, which stand for every sort.
     public var family: Family {

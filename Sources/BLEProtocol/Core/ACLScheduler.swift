@@ -22,7 +22,12 @@
     public static let maximumQueuedBytes = 64 * 1024
 
     /// Why a PDU was refused: the link was never opened here, or its queue is already at `maximumQueuedBytes`.
-    public enum Failure: Error, Equatable { case unknownLink, queueFull }
+    public enum Failure: Error, Equatable {
+        /// The handle names no link this scheduler knows (never opened, or closed).
+        case unknownLink
+        /// The link already has `maximumQueuedBytes` waiting: try again once some are sent.
+        case queueFull
+    }
 
     /// Starts with every controller buffer free; values below 1 are raised to 1 so the scheduler always makes progress.
     public init(fragmentLength: Int, bufferCount: Int) {

@@ -22,7 +22,10 @@
     public static let maximumWaiting = 128
 
     /// `submit` refuses once `maximumWaiting` commands are queued, so a runaway caller cannot grow memory.
-    public enum Failure: Error, Equatable { case queueFull }
+    public enum Failure: Error, Equatable {
+        /// `maximumWaiting` commands are already queued.
+        case queueFull
+    }
 
     /// Commands queued behind the credits and not yet written.
     public var waitingCount: Int { waiting.count }

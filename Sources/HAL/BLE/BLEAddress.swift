@@ -1,7 +1,12 @@
 /// A device address as the air carries it, plus whether it is public or random (a connection needs both).
 public struct BLEAddress: Hashable, Sendable, CustomStringConvertible {
     /// Whether the address is the device's fixed public one or a random one it chose; connecting needs the right one.
-    public enum Kind: String, Sendable, Hashable { case `public`, random }
+    public enum Kind: String, Sendable, Hashable {
+        /// An IEEE-assigned address, fixed for the device's life.
+        case `public`
+        /// A random address (static or private), which a device may change.
+        case random
+    }
 
     /// Most significant byte first, as printed (`AA:BB:CC:DD:EE:FF`).
     public let bytes: [UInt8]

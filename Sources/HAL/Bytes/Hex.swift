@@ -6,7 +6,12 @@
 /// through Foundation and varargs for every byte.
 public enum Hex {
     /// Which case the digits A to F are written in: upper for codes and handles, lower for dumped bytes.
-    public enum Letters: Sendable { case upper, lower }
+    public enum Letters: Sendable {
+        /// `0A1F`: how specs and HCI logs print bytes.
+        case upper
+        /// `0a1f`: how our file formats and `gatt --read` write them.
+        case lower
+    }
 
     private static let upperDigits = Array("0123456789ABCDEF".utf8)
     private static let lowerDigits = Array("0123456789abcdef".utf8)

@@ -1,5 +1,12 @@
 /// The kind of device a driver yields, as the contract's `kind` names it.
-public enum DeviceKind: String, Hashable, Sendable { case scale, mirror, hapticPad }
+public enum DeviceKind: String, Hashable, Sendable {
+    /// A bathroom scale: weights, perhaps body composition.
+    case scale
+    /// The body-scan mirror (mirror-gatt-v1.md): a scale plus a scan.
+    case mirror
+    /// A rumble or LED pad the cues play on.
+    case hapticPad
+}
 
 /// A driver's identity card: who it is and what it claims. Pure data.
 public struct DriverDescriptor: Hashable, Sendable {

@@ -23,7 +23,10 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
     indirect case allOf([MatchRule])
 
     /// Force-feedback features an evdev node can report, as the kernel names them.
-    public enum EvdevCapability: String, Hashable, Sendable { case rumble = "FF_RUMBLE" }
+    public enum EvdevCapability: String, Hashable, Sendable {
+        /// Force-feedback rumble (FF_RUMBLE), what the pad drivers need.
+        case rumble = "FF_RUMBLE"
+    }
 
     /// How much a match by this rule says about the device. A more specific rule wins over a
     /// generic one: vendor bytes over service data over a listed service over a name.

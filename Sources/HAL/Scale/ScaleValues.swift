@@ -26,7 +26,14 @@ public struct WeightReading: Hashable, Sendable {
 }
 
 /// The unit a scale shows its user; readings are always carried in kilograms.
-public enum WeightUnit: String, Hashable, Sendable { case kilograms = "kg", pounds = "lb", jin }
+public enum WeightUnit: String, Hashable, Sendable {
+    /// Kilograms: every reading is held in them, whatever the scale shows.
+    case kilograms = "kg"
+    /// Pounds, shown on scales set to imperial.
+    case pounds = "lb"
+    /// Jin (0.5 kg), shown by some scales sold in China.
+    case jin
+}
 
 /// The turntable scale's state as the mirror relays it (`scale` characteristic).
 public struct ScaleStatus: Hashable, Sendable {
@@ -203,7 +210,12 @@ public struct ScanResult: Hashable, Sendable {
 }
 
 /// The units the mirror should show its user, sent in the `init` command.
-public enum MeasurementSystem: UInt8, Hashable, Sendable { case metric = 0, imperial = 1 }
+public enum MeasurementSystem: UInt8, Hashable, Sendable {
+    /// Kilograms and centimetres on the mirror's display.
+    case metric = 0
+    /// Pounds and inches on the mirror's display.
+    case imperial = 1
+}
 
 /// What a client can ask a mirror to do (`init`, `scanToken`, `control`).
 public enum MirrorCommand: Hashable, Sendable {
