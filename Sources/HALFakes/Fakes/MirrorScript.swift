@@ -86,18 +86,9 @@ public enum MirrorPhase: String, Sendable, Hashable, CaseIterable {
     case scalePresent
     /// The scale has been moved into the aligned range.
     case aligned
-    /// The scan token was accepted and the sensors began warming up.
-    case warmingUp
-    /// The warm-up ended and the mirror waits for `startScan`.
-    case ready
-    /// Capture has started.
-    case scanning
-    /// Capture finished and the mirror asks the person to step off.
-    case stepOff
-    /// The person stepped off and the model is being built.
-    case processing
-    /// The result is ready to read.
-    case complete
+    /// Entering each of the scan machine's own states, in its order (`MirrorScanState` says what
+    /// each means): a fault here strikes as the mirror reaches that state.
+    case warmingUp, ready, scanning, stepOff, processing, complete
 }
 
 /// One thing going wrong in a simulated scan.
