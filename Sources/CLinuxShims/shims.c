@@ -1,4 +1,6 @@
 #define _GNU_SOURCE
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include "CLinuxShims.h"
 
 #include <errno.h>
@@ -333,6 +335,10 @@ int hal_signal_to_pipe(int signo, int write_fd) {
 }
 
 int hal_pipe_nonblocking(int ends[2]) { return result(pipe2(ends, O_CLOEXEC | O_NONBLOCK)); }
+
+int hal_eventfd_nonblocking(void) { return result(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)); }
+
+int hal_thread_id(void) { return (int)syscall(SYS_gettid); }
 
 int hal_signal_unblock(int signo) {
     sigset_t set;

@@ -123,6 +123,10 @@ extern const uint32_t HAL_HCI_UP_FLAG_BIT;
 int hal_signal_to_pipe(int signo, int write_fd);
 /// pipe2(O_CLOEXEC | O_NONBLOCK): both ends close on exec and never block.
 int hal_pipe_nonblocking(int ends[2]);
+/// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): a counter to wake a thread that waits in poll(2).
+int hal_eventfd_nonblocking(void);
+/// gettid(2): the calling thread's kernel id, as /proc/self/task names it.
+int hal_thread_id(void);
 /// Unblocks `signo` for the calling thread (threads made by a dispatch worker inherit a mask that
 /// blocks nearly everything, and a thread-directed signal would then stay pending for ever).
 int hal_signal_unblock(int signo);

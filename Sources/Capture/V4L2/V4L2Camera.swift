@@ -95,7 +95,7 @@ package final class V4L2Camera: CameraSource {
         await stop()
         let session = try Session.open(path: path, width: requestedWidth, height: requestedHeight, preferred: requestedFormat)
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: GrayFrame.self, bufferingPolicy: .bufferingNewest(1))
-        continuation.onTermination = { _ in session.stopFlag.store(true, ordering: .relaxed) }
+        continuation.onTermination = { _ in session.requestStop() }
         running.withLock { $0 = session }
         let timeout = frameTimeout
         BlockingWork.start("v4l2 capture") { session.run(into: continuation, timeout: timeout) }
@@ -106,10 +106,8 @@ package final class V4L2Camera: CameraSource {
     /// about a second for that, so it never hangs on a stuck device.
     package func stop() async {
         guard let session = running.withLock({ state -> Session? in defer { state = nil }; return state }) else { return }
-        session.stopFlag.store(true, ordering: .relaxed)
-        for _ in 0..<100 where !session.finished.load(ordering: .acquiring) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        session.requestStop()
+        _ = await session.ended.wait(atMost: .seconds(1), on: ContinuousClock())
     }
 
     /// One streaming run: the open descriptor, the negotiated format and the mapped buffers.
@@ -125,7 +123,17 @@ package final class V4L2Camera: CameraSource {
         /// The planes of each mmap'ed buffer, (address bit pattern, length) each; plane 0 is grey.
         let buffers: [[(address: UInt, length: Int)]]
         let stopFlag = Atomic<Bool>(false)
-        let finished = Atomic<Bool>(false)
+        /// Wakes the capture thread out of poll(2) when the stream is stopped; nil only when the
+        /// kernel gives no eventfd (the thread then looks at `stopFlag` every 50 ms).
+        let wake = try? WakeEvent()
+        /// Opened by the capture thread once it has released the device.
+        let ended = Latch()
+
+        /// Asks the capture thread to stop and wakes it.
+        func requestStop() {
+            stopFlag.store(true, ordering: .relaxed)
+            wake?.signal()
+        }
 
         private init(path: String, fd: FileDescriptor, calls: V4L2Calls, api: any V4L2BufferAPI, greyPath: V4L2GreyPath,
                      format: V4L2StreamFormat, buffers: [[(address: UInt, length: Int)]]) {
@@ -281,10 +289,11 @@ package final class V4L2Camera: CameraSource {
             var failure: CameraError?
             while !stopFlag.load(ordering: .relaxed) {
                 let polled: FileDescriptor.PollEvents
-                do { polled = try fd.poll(for: .readable, timeoutMilliseconds: 50) } catch {
+                do { polled = try waitForFrame(until: lastFrame + timeout, clock: clock) } catch {
                     failure = V4L2Probe.explain(error, path: path)
                     break
                 }
+                if stopFlag.load(ordering: .relaxed) { break }
                 let (rc, buffer) = !polled.isEmpty ? api.dequeue(fd) : (-Errno.wouldBlock.code, V4L2DequeuedBuffer())
                 if rc == -Errno.wouldBlock.code {
                     if clock.now - lastFrame > timeout { failure = .timedOut(path); break }
@@ -313,8 +322,18 @@ package final class V4L2Camera: CameraSource {
             _ = Self.stream(calls, fd, api.bufferType, on: false)
             for buffer in buffers { for plane in buffer { calls.unmap(plane.address, length: plane.length) } }
             calls.close(fd)
-            finished.store(true, ordering: .releasing)
+            wake?.close()
+            ended.open()
             if let failure { continuation.finish(throwing: failure) } else { continuation.finish() }
+        }
+
+        /// Blocks until a buffer is ready, the stream is stopped, or the frame deadline passes (one
+        /// millisecond past it, so the caller sees it passed): no periodic wake-ups while a camera
+        /// is slow.
+        private func waitForFrame(until deadline: ContinuousClock.Instant, clock: ContinuousClock) throws(Errno) -> FileDescriptor.PollEvents {
+            let milliseconds = clock.now.duration(to: deadline).pollMilliseconds(ceiling: 3_600_000) + 1
+            guard let wake else { return try fd.poll(for: .readable, timeoutMilliseconds: min(milliseconds, 50)) }
+            return try fd.poll(for: .readable, orWake: wake, timeoutMilliseconds: milliseconds).events
         }
 
         /// The grey plane's bytes in a dequeued buffer (see `greyRegion`).

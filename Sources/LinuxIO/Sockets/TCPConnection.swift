@@ -68,8 +68,7 @@ package enum TCPConnection {
             while true {
                 let left = deadline - .now
                 if left <= .zero { return .timedOut }
-                let (seconds, attoseconds) = left.components
-                let milliseconds = Int32(clamping: min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+                let milliseconds = left.pollMilliseconds(ceiling: 60_000)
                 let ready: FileDescriptor.PollEvents
                 do { ready = try fd.poll(for: .writable, timeoutMilliseconds: milliseconds) } catch { return .failed(error) }
                 if ready.isEmpty { continue }

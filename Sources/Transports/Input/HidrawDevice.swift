@@ -114,7 +114,7 @@ public final class HidrawDevice: Sendable {
         while true {
             let left = clock.now.duration(to: deadline)
             if left <= .zero { return nil }
-            let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let milliseconds = left.pollMilliseconds(ceiling: 60_000)
             let events: FileDescriptor.PollEvents
             do throws(Errno) {
                 events = try fd.poll(for: .readable, timeoutMilliseconds: milliseconds)

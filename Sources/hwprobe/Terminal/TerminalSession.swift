@@ -25,6 +25,8 @@ final class TerminalSession: Sendable {
         var onKey: (@Sendable (Key) -> Void)?
         var repaint: (@Sendable () -> Void)?
         var readerGeneration = 0
+        /// Wakes the key reader out of poll(2) when the session ends.
+        var readerWake: WakeEvent?
     }
 
     private let state: Mutex<State>
@@ -78,10 +80,11 @@ final class TerminalSession: Sendable {
 
     /// Gives the terminal back as it was found. Idempotent; safe from any thread.
     func end() {
-        let wasActive = state.withLock { s -> Bool in
-            defer { s.active = false; s.readerGeneration += 1 }
-            return s.active
+        let (wasActive, wake) = state.withLock { s -> (Bool, WakeEvent?) in
+            defer { s.active = false; s.readerGeneration += 1; s.readerWake = nil }
+            return (s.active, s.readerWake)
         }
+        wake?.signal()
         guard wasActive else { return }
         giveBack()
         SignalHandling.shared.attach(nil)
@@ -134,17 +137,31 @@ final class TerminalSession: Sendable {
         }
     }
 
-    /// One thread reads stdin for the whole session and hands each key to the handler. It
-    /// stops when the session ends (checked at least every 50 ms) or when the terminal hangs up.
+    /// One thread reads stdin for the whole session and hands each key to the handler. It waits
+    /// in poll(2) with no timeout (a timeout only while an escape sequence may still be coming)
+    /// and stops when the session ends (which wakes it) or when the terminal hangs up.
     private func startReader() {
-        let generation = state.withLock { $0.readerGeneration }
+        let wake = try? WakeEvent()
+        let generation = state.withLock { s in
+            s.readerWake = wake
+            return s.readerGeneration
+        }
         BlockingWork.start("hwprobe keys") { [self] in
+            defer { wake?.close() }
             var decoder = KeyDecoder()
             var buffer = [UInt8](repeating: 0, count: 256)
             let input = FileDescriptor.standardInput
             while state.withLock({ $0.readerGeneration == generation }) {
                 // Waiting for the rest of an escape sequence: 30 ms of quiet makes it a lone Esc.
-                let ready = (try? input.poll(for: .readable, timeoutMilliseconds: decoder.isWaiting ? 30 : 50)) ?? .error
+                let timeout: Int32 = decoder.isWaiting ? 30 : (wake == nil ? 50 : -1)
+                let ready: FileDescriptor.PollEvents
+                if let wake {
+                    guard let polled = try? input.poll(for: .readable, orWake: wake, timeoutMilliseconds: timeout) else { return }
+                    if polled.woken { continue }
+                    ready = polled.events
+                } else {
+                    ready = (try? input.poll(for: .readable, timeoutMilliseconds: timeout)) ?? .error
+                }
                 if ready.isEmpty {
                     deliver(decoder.flush())
                     continue

@@ -19,6 +19,30 @@ import Testing
         return (link, fds[1], stall)
     }
 
+    /// Issue 26: a read that finds nothing after one that brought bytes goes back to poll.
+    @Test func aQuietLinkAfterTrafficCostsNoCPU() async throws {
+        let (link, peer, _) = try Self.pair()
+        defer { close(peer) }
+        let share = try await QuietLink.readerShare(of: link, farEnd: peer)
+        #expect(share < QuietLink.bound, "the reading thread used \(share) of a core while the link was quiet")
+        await link.close()
+    }
+
+    /// Without a timeout in poll, close() must still wake the reading thread at once.
+    @Test func closeWakesAReaderBlockedInPollAtOnce() async throws {
+        let (link, peer, _) = try Self.pair()
+        defer { close(peer) }
+        var chunks = link.incoming().makeAsyncIterator()
+        try LinkPeer.write(peer, [1, 2, 3])
+        // Once the bytes are here the reader has found the socket empty and waits in poll.
+        #expect(try await chunks.next() == [1, 2, 3])
+        let clock = ContinuousClock()
+        let took = await clock.measure { await link.close() }
+        #expect(try await chunks.next() == nil, "a local close ends the stream without an error")
+        #expect(took < .seconds(1))
+        #expect(LinkPeer.seesEndOfFile(peer), "the descriptor is closed once close() returns")
+    }
+
     @Test func aWriteTheFarEndNeverReadsFailsAtItsDeadlineInsteadOfHanging() async throws {
         let (link, peer, stall) = try Self.pair(stall: .milliseconds(300))
         defer { close(peer) }

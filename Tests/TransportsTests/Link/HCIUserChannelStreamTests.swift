@@ -15,6 +15,20 @@ import Testing
         return fd >= 0 || (errno != EAFNOSUPPORT && errno != EPROTONOSUPPORT)
     }
 
+    /// Issue 26: after traffic, a quiet `hci:` link must leave its reading thread blocked. The
+    /// user channel is a packet socket: a non-blocking SEQPACKET socketpair behaves the same way
+    /// towards the reader (whole packets, EAGAIN when empty). The bench VM's bluetooth group
+    /// checks the real socket.
+    @Test func aQuietLinkAfterTrafficCostsNoCPU() async throws {
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0, &fds) == 0)
+        defer { close(fds[1]) }
+        let stream = HCIUserChannelStream(fd: FileDescriptor(rawValue: fds[0]), controller: 0)
+        let share = try await QuietLink.readerShare(of: stream.link, farEnd: fds[1], traffic: [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00])
+        #expect(share < QuietLink.bound, "the reading thread used \(share) of a core while the link was quiet")
+        await stream.close()
+    }
+
     @Test func openingFailsWithTheContractsError() async {
         if !Self.kernelHasBluetooth {
             await #expect(throws: HCILinkError.access(.noKernelSupport)) {

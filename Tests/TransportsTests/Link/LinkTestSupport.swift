@@ -155,3 +155,35 @@ enum LinkIncoming {
         }
     }
 }
+
+/// What a link's reading thread costs while the link is quiet (issue 26: a non-blocking link read
+/// in a tight loop after the first pause in traffic, burning a core until it closed).
+enum QuietLink {
+    /// Sends `traffic` from the far end, waits until the link has handed it all over (so the
+    /// reading thread has just read bytes, the moment the spin began), then holds the link quiet
+    /// for `window` and returns the reading thread's CPU over it as a share of the window. A
+    /// thread that blocks in poll uses next to none; one that spins uses all it is given (at
+    /// least a half on two busy cores), so the bound tests make is not a timing threshold.
+    static func readerShare(of link: DescriptorLink, farEnd: Int32, traffic: [UInt8] = Array(repeating: 0x04, count: 300),
+                            window: Duration = .seconds(2)) async throws -> Double {
+        var chunks = link.incoming().makeAsyncIterator()
+        try LinkPeer.write(farEnd, traffic)
+        var received = 0
+        while received < traffic.count {
+            guard let chunk = try await chunks.next() else { throw LinkPeer.SystemCallFailed("the link ended early") }
+            received += chunk.count
+        }
+        let thread = try #require(link.readingThreadID)
+        let before = try #require(ThreadCPUTime.nanoseconds(ofThread: thread))
+        let clock = ContinuousClock()
+        let start = clock.now
+        // The measuring window itself: nothing is synchronised by this wait.
+        try await Task.sleep(for: window)
+        let elapsed = clock.now - start
+        let after = try #require(ThreadCPUTime.nanoseconds(ofThread: thread))
+        return Double(after - before) / 1e9 / elapsed.linkSeconds
+    }
+
+    /// Far below a spinning thread's share, far above what a blocked one accumulates.
+    static let bound = 0.05
+}

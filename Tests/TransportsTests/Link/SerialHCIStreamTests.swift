@@ -10,6 +10,16 @@ import Testing
     /// Every byte value, so any cooked-mode processing left on (CR/LF mapping, XON/XOFF, ^C) shows up.
     static let everyByte = (0...255).map(UInt8.init)
 
+    /// Issue 26: after traffic, a quiet `uart:` link must leave its reading thread blocked.
+    @Test func aQuietLinkAfterTrafficCostsNoCPU() async throws {
+        let (master, slavePath) = try LinkPeer.pty()
+        defer { close(master) }
+        let stream = try await SerialHCIStream.open(path: slavePath)
+        let share = try await QuietLink.readerShare(of: stream.link, farEnd: master)
+        #expect(share < QuietLink.bound, "the reading thread used \(share) of a core while the link was quiet")
+        await stream.close()
+    }
+
     @Test func bytesFlowBothWaysUnchangedAt1MbaudWithRTSCTS() async throws {
         let (master, slavePath) = try LinkPeer.pty()
         defer { close(master) }

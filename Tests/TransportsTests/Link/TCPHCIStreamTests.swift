@@ -5,6 +5,18 @@ import Testing
 @testable import Transports
 
 @Suite(.timeLimit(.minutes(1))) struct TCPHCIStreamTests {
+    /// Issue 26: after traffic, a quiet `tcp:` link must leave its reading thread blocked.
+    @Test func aQuietLinkAfterTrafficCostsNoCPU() async throws {
+        let (listener, port) = try LinkPeer.listener()
+        defer { close(listener) }
+        let stream = try await TCPHCIStream.connect(host: "127.0.0.1", port: port)
+        let peer = try LinkPeer.accept(listener)
+        defer { close(peer) }
+        let share = try await QuietLink.readerShare(of: stream.link, farEnd: peer)
+        #expect(share < QuietLink.bound, "the reading thread used \(share) of a core while the link was quiet")
+        await stream.close()
+    }
+
     @Test func bytesFlowBothWaysWithNagleOff() async throws {
         let (listener, port) = try LinkPeer.listener()
         defer { close(listener) }

@@ -24,7 +24,7 @@ public final class HCIUserChannelStream: HCIByteStream {
         }
     }
 
-    private init(fd: FileDescriptor, controller: Int) {
+    init(fd: FileDescriptor, controller: Int) {
         self.controller = controller
         let device = "controller hci\(controller)"
         let gone: @Sendable (Errno) -> HCILinkError = { error in
