@@ -197,26 +197,33 @@ final class ChunkedFile {
         return unread + (end - start)
     }
 
-    /// Reads up to `count` bytes into a new array, which grows by at most a mebibyte beyond what
-    /// has really been read (so a pipe that stops early costs what it sent, not what was claimed).
+    /// Reads up to `count` bytes into a new array. From a regular file that holds them (checked
+    /// before), the array is made at its full size at once and the file read straight into it;
+    /// from a pipe it grows by at most a mebibyte beyond what has really been read (so a pipe that
+    /// stops early costs what it sent, not what was claimed). Nothing is zero-filled or copied
+    /// element by element: the unoptimised build reads a 720p frame at the speed of memcpy too.
     func readPlane(_ count: Int, source: String) throws(CameraError) -> (bytes: [UInt8], read: Int) {
         let step = 1 << 20
-        var bytes: [UInt8] = []
         var done = 0
-        while done < count {
-            let wanted = min(step, count - done)
-            bytes.append(contentsOf: repeatElement(0, count: wanted))
-            let got = try bytes.withUnsafeMutableBytes { raw -> Result<Int, CameraError> in
+        var bytes: [UInt8] = []
+        var failure: CameraError?
+        while done < count, failure == nil {
+            let known = bytesLeft().map { min($0, count) } ?? 0
+            let target = max(min(count, done + step), known)
+            let previous = bytes
+            let start = done
+            bytes = [UInt8](unsafeUninitializedCapacity: target) { buffer, initialized in
+                let raw = UnsafeMutableRawBufferPointer(buffer)
+                previous.withUnsafeBytes { raw.copyMemory(from: $0) }
                 do throws(CameraError) {
-                    return .success(try read(into: UnsafeMutableRawBufferPointer(rebasing: raw[done..<(done + wanted)]), source: source))
-                } catch { return .failure(error) }
-            }.get()
-            done += got
-            if got < wanted {
-                bytes.removeLast(wanted - got)
-                break
+                    done += try read(into: UnsafeMutableRawBufferPointer(rebasing: raw[start..<target]), source: source)
+                } catch { failure = error }
+                initialized = done
             }
+            // Fewer bytes than asked for: the file (or pipe) has ended.
+            if done < target { break }
         }
+        if let failure { throw failure }
         return (bytes, done)
     }
 
