@@ -54,6 +54,9 @@ let package = Package(
         // zxing-cpp is C++: this bridge gives Swift a C function over its QR reader (no C++ interop,
         // no exception crossing into Swift).
         .target(name: "CZXingBridge", dependencies: ["CZXing"], path: "Sources/CZXingBridge"),
+        // The per-pixel loops run on every camera frame (the change gate's tile signature), in C so a
+        // debug build keeps up with a camera too.
+        .target(name: "CPixelKernels", path: "Sources/CPixelKernels", linkerSettings: [.linkedLibrary("m")]),
         // Thin C wrappers for what Swift cannot import: variadic ioctl/open and function-like ioctl macros.
         .target(name: "CLinuxShims", dependencies: ["CBlueZ"], path: "Sources/CLinuxShims"),
 
@@ -71,7 +74,7 @@ let package = Package(
         .target(name: "BLEProtocol", dependencies: ["HAL"], path: "Sources/BLEProtocol"),
         .target(name: "Transports", dependencies: ["HAL", "BLEProtocol", "LinuxIO", "CLibUSB"],
                 path: "Sources/Transports"),
-        .target(name: "Capture", dependencies: ["HAL", "LinuxIO", "CV4L2", "CZBar", "CZXingBridge"],
+        .target(name: "Capture", dependencies: ["HAL", "LinuxIO", "CV4L2", "CZBar", "CZXingBridge", "CPixelKernels"],
                 path: "Sources/Capture"),
         .target(name: "Flows", dependencies: ["HAL", "CCrypto"], path: "Sources/Flows"),
         // Speaks HCI to our host as a controller does, with the simulated bench's mirror and scale
@@ -120,7 +123,7 @@ let package = Package(
         .testTarget(name: "VirtualControllerTests",
                     dependencies: ["VirtualController", "BLEProtocol", "Transports", "HAL", "HALFakes", "Flows", "MirrorV1", "StandardScale", "SerialTestSupport", "TestKit"],
                     path: "Tests/VirtualControllerTests"),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "HALFakes", "LinuxIO", "MediaSupport", "DeviceSupport", "TestKit"], path: "Tests/CaptureTests"),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "HALFakes", "LinuxIO", "MediaSupport", "DeviceSupport", "TestKit", "CPixelKernels"], path: "Tests/CaptureTests"),
         // One serial executor for every test that must know when the code under test has settled.
         .target(name: "SerialTestSupport", dependencies: ["HAL", "HALFakes"], path: "Tests/SerialTestSupport"),
         .testTarget(name: "FlowsTests", dependencies: ["Flows", "HAL", "HALFakes", "MirrorV1", "SerialTestSupport", "TestKit"], path: "Tests/FlowsTests", exclude: ["Snapshots"]),

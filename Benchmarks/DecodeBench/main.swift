@@ -31,13 +31,17 @@ struct Options {
     var only: String?
     /// `--video`: the arrangements in the whole import pipeline on camera-like videos (VideoBench).
     var video = false
+    /// `--guard`: the short form CI runs (720p card video and the page videos, default arrangement).
+    var guardRun = false
+    /// Seconds of each page video (`--page-seconds`).
+    var pageSeconds = 10
     var hwprobe = ".build/release/hwprobe"
     var videoDirectory = ".build/bench-video"
     var videoCodes = 6
     var pacedAll = false
     /// `--crop-study`: zbar on region crops against the whole frame, on the `--video` videos.
     var cropStudy = false
-    var arrangements = ["zbar", "zxing", CodeDecoders.hintedName, CodeDecoders.wholeFrameName, CodeDecoders.defaultName]
+    var arrangements = ["zbar", "zxing", CodeDecoders.hintedName, CodeDecoders.wholeFrameName, CodeDecoders.everyFrameName, CodeDecoders.defaultName]
 
     static let usage = """
         usage: decode-bench [--frames N] [--reps R] [--seed S] [--decoders a,b,...] [--no-zbarimg] [--keep-pgm DIR] [--only PREFIX]
@@ -55,8 +59,11 @@ struct Options {
           --hwprobe    the hwprobe binary --video runs (default .build/release/hwprobe)
           --video-dir  where --video keeps its videos, drawn once per seed (default .build/bench-video)
           --codes      codes in the videos' backup (default 6)
-          --arrangements  decoders --video compares (default zbar,zxing,\(CodeDecoders.hintedName),\(CodeDecoders.wholeFrameName),\(CodeDecoders.defaultName))
+          --arrangements  decoders --video compares (default zbar,zxing,\(CodeDecoders.hintedName),\(CodeDecoders.wholeFrameName),\(CodeDecoders.everyFrameName),\(CodeDecoders.defaultName))
           --paced-all  run every video at its own pace too (default: 720p only)
+          --page-seconds  seconds of each held-page video (default 10)
+          --guard      the short form CI runs: the 720p card video and 4-second page videos, the default
+                       arrangement only; prints `ratio` and `read` lines for scripts/bench-guard
           --crop-study zbar on code-like regions' crops against the whole frame, on the --video videos (drawn by --video first)
         """
 
@@ -82,6 +89,11 @@ struct Options {
             case "--keep-pgm": options.pgmDirectory = value(flag)
             case "--only": options.only = value(flag)
             case "--video": options.video = true
+            case "--guard":
+                options.guardRun = true
+                options.pageSeconds = 4
+            case "--page-seconds": options.pageSeconds = positive(flag)
+            case "--gate-trace": _ = value(flag)
             case "--hwprobe": options.hwprobe = value(flag)
             case "--video-dir": options.videoDirectory = value(flag)
             case "--codes": options.videoCodes = positive(flag)
@@ -194,10 +206,17 @@ if options.cropStudy {
         exit(1)
     }
 }
-if options.video {
+if let index = CommandLine.arguments.firstIndex(of: "--gate-trace"), index + 1 < CommandLine.arguments.count {
+    do { try GateTrace.run(CommandLine.arguments[index + 1]) } catch { Options.fail("\(error)") }
+    exit(0)
+}
+if options.video || options.guardRun {
     do {
+        let arrangements = options.guardRun ? [CodeDecoders.defaultName] : options.arrangements
         try VideoBench.run(seed: options.seed, codes: options.videoCodes, hwprobe: options.hwprobe, directory: options.videoDirectory,
-                           pacedAll: options.pacedAll, arrangements: options.arrangements)
+                           pacedAll: options.pacedAll, arrangements: arrangements, quick: options.guardRun)
+        try PageBench.run(seed: options.seed, seconds: options.pageSeconds, hwprobe: options.hwprobe, directory: options.videoDirectory,
+                          arrangements: arrangements)
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("decode-bench: \(error)\n".utf8))

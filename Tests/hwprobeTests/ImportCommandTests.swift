@@ -149,7 +149,11 @@ import MediaSupport
         #expect((17...18).contains(Int(decoded.1) ?? 0), "\(line)")
         #expect((11...12).contains(Int(decoded.2) ?? 0), "\(line)")
         #expect(line.contains("(\(CodeDecoders.defaultName))"))
-        #expect(line.contains(/decode latency p50 \d+\.\d ms, p99 \d+\.\d ms, max \d+\.\d ms($|; \d+ second-lane runs, the slowest done \d+\.\d ms after its frame$)/))
+        #expect(line.contains(/decode latency p50 \d+\.\d ms, p99 \d+\.\d ms, max \d+\.\d ms(; \d+ second-lane runs, the slowest done \d+\.\d ms after its frame)?; looked at (\d+) whole, (\d+) in part, (\d+) unchanged$/))
+        // Every frame the pipeline decoded is counted once by the change gate.
+        let looks = try #require(line.firstMatch(of: /looked at (\d+) whole, (\d+) in part, (\d+) unchanged/))
+        #expect((Int(looks.1) ?? 0) + (Int(looks.2) ?? 0) + (Int(looks.3) ?? 0) == Int(decoded.1) ?? -1, "\(line)")
+        #expect((Int(looks.1) ?? 0) >= 1)
     }
 
     @Test func aWrongPasswordExitsFourWithNoOutputFile() async throws {

@@ -87,12 +87,21 @@ public struct ZXingDecoder: CodeDecoder {
 
     /// The symbols and where each is in the frame (the bounding box of the corners zxing found),
     /// for the arrangement that asks zbar only about places zxing has not read.
-    func located(in frame: GrayFrame) throws(ZXingError) -> [(symbol: DecodedSymbol, region: FrameRegion)] {
+    ///
+    /// With `area`, only that rectangle of the frame is searched, in place (no copy: zxing is
+    /// handed the rectangle's first pixel and the frame's stride), and regions still come back in
+    /// the frame's pixels.
+    func located(in frame: GrayFrame, within area: FrameRegion? = nil) throws(ZXingError) -> [(symbol: DecodedSymbol, region: FrameRegion)] {
         guard frame.width > 0, frame.height > 0, frame.stride >= frame.width,
-              frame.pixels.count >= frame.stride * (frame.height - 1) + frame.width,
-              let width = Int32(exactly: frame.width), let height = Int32(exactly: frame.height),
-              let stride = Int32(exactly: frame.stride)
+              frame.pixels.count >= frame.stride * (frame.height - 1) + frame.width
         else { throw .badFrame("\(frame.width)x\(frame.height), stride \(frame.stride), \(frame.pixels.count) bytes") }
+        let box = area ?? FrameRegion(x: 0, y: 0, width: frame.width, height: frame.height)
+        guard box.x >= 0, box.y >= 0, box.width > 0, box.height > 0,
+              box.x + box.width <= frame.width, box.y + box.height <= frame.height,
+              let width = Int32(exactly: box.width), let height = Int32(exactly: box.height),
+              let stride = Int32(exactly: frame.stride)
+        else { throw .badFrame("area \(box) outside the \(frame.width)x\(frame.height) frame") }
+        let offset = box.y * frame.stride + box.x
         var hints = zxb_options(
             try_harder: options.tryHarder ? 1 : 0,
             try_rotate: 0,  // QR codes carry their own orientation; rotating only repeats the search.
@@ -103,7 +112,7 @@ public struct ZXingDecoder: CodeDecoder {
             max_symbols: Int32(min(max(options.maximumSymbols, 1), 255)))
         var found: UnsafeMutablePointer<zxb_results>?
         let status = frame.pixels.withUnsafeBufferPointer { pixels in
-            zxb_decode_qr(pixels.baseAddress, pixels.count, width, height, stride, &hints, &found)
+            zxb_decode_qr(pixels.baseAddress.map { $0 + offset }, pixels.count - offset, width, height, stride, &hints, &found)
         }
         switch status {
         case Int32(ZXB_OK): break
@@ -115,7 +124,7 @@ public struct ZXingDecoder: CodeDecoder {
         defer { zxb_results_free(found) }
         return UnsafeBufferPointer(start: found.pointee.symbols, count: found.pointee.count).map { symbol in
             (DecodedSymbol(bytes: symbol.length == 0 ? [] : Array(UnsafeBufferPointer(start: symbol.bytes, count: symbol.length))),
-             FrameRegion(x: Int(symbol.left), y: Int(symbol.top), width: Int(symbol.right) - Int(symbol.left) + 1,
+             FrameRegion(x: box.x + Int(symbol.left), y: box.y + Int(symbol.top), width: Int(symbol.right) - Int(symbol.left) + 1,
                          height: Int(symbol.bottom) - Int(symbol.top) + 1))
         }
     }

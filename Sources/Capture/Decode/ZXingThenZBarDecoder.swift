@@ -55,6 +55,9 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
     /// zbar; tests hand in a stand-in that counts its calls.
     let zbar: any CodeDecoder
     private let evidence = Evidence()
+    /// Where to look in each frame (nothing, a crop, the whole frame), or nil to look at every
+    /// frame whole: see `ChangeGate`.
+    package let gate: ChangeGate?
 
     /// When zbar gets a turn.
     public enum Fallback: Sendable, Hashable {
@@ -79,15 +82,25 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
 
     /// The default arrangement; tests may pass stand-in decoders.
     public init(fallback: Fallback = .byEvidence, zxing: ZXingDecoder = ZXingDecoder(), zbar: any CodeDecoder = ZBarDecoder()) {
+        self.init(fallback: fallback, zxing: zxing, zbar: zbar, gate: nil)
+    }
+
+    /// With a `ChangeGate`, frames (and parts of frames) that show nothing new are not decoded
+    /// again: what `hwprobe import` uses (`CodeDecoders.defaultName`).
+    /// `name` overrides the arrangement's own (for the benchmark's variants).
+    package init(fallback: Fallback = .byEvidence, zxing: ZXingDecoder = ZXingDecoder(), zbar: any CodeDecoder = ZBarDecoder(),
+                 gate: ChangeGate?, name: String? = nil) {
         self.fallback = fallback
         self.zxing = zxing
         self.zbar = zbar
-        name = switch fallback {
+        self.gate = gate
+        let arrangement = switch fallback {
         case .byEvidence: "zxing+zbar"
         case .byEvidenceWholeFrame: "zxing+zbar/whole"
         case .whenHinted: "zxing+zbar/hinted"
         case .always: "zxing+zbar/always"
         }
+        self.name = name ?? arrangement
     }
 
     /// zxing's symbols and then any zbar adds, both on this thread: for callers without a second lane.
@@ -100,25 +113,45 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
     /// apart: `DecodingPipeline` runs it on a second lane, so a frame zxing reads is never kept
     /// waiting behind zbar. The work returns only what zbar adds.
     package func decodeFirst(_ frame: GrayFrame) -> FirstLaneAnswer {
-        let located: [(symbol: DecodedSymbol, region: FrameRegion)]
         let zbar = zbar
-        do { located = try zxing.located(in: frame) } catch {
+        var area: FrameRegion?
+        var carried: [ChangeGate.LocatedSymbol] = []
+        var signature: TileSignature?
+        if let gate {
+            switch gate.plan(for: frame) {
+            case .skip(let still):
+                // Nothing changed since the last look: the codes read then are still there.
+                return FirstLaneAnswer(symbols: Self.unique(still.map(\.symbol)), sighting: Sighting(regions: [], read: still.map(\.region)))
+            case .look(let crop, let outside, let taken):
+                (area, carried, signature) = (crop, outside, taken)
+            }
+        }
+        let found: [(symbol: DecodedSymbol, region: FrameRegion)]
+        do { found = try zxing.located(in: frame, within: area) } catch {
+            gate?.looked(at: nil, in: frame, signature: nil, read: [])
             // zxing could not look at this frame at all (malformed, out of memory): zbar may still.
             return FirstLaneAnswer(symbols: [], second: { zbar.decode(frame) })
         }
-        let symbols = located.map(\.symbol)
-        let read = located.map(\.region)
+        gate?.looked(at: area, in: frame, signature: signature, read: found.map { ChangeGate.LocatedSymbol(symbol: $0.symbol, region: $0.region) })
+        let symbols = Self.unique(found.map(\.symbol) + carried.map(\.symbol))
+        let read = found.map(\.region) + carried.map(\.region)
+        /// The code-like regions worth a thought: those in the looked-at area (outside it nothing changed).
+        func regions(limit: Int) -> [FrameRegion] {
+            let all = CodeRegions.find(in: frame, limit: area == nil ? limit : limit + 2)
+            guard let area else { return all }
+            return Array(all.filter { $0.intersects(area) }.prefix(limit))
+        }
         switch fallback {
         case .always:
             return symbols.isEmpty ? FirstLaneAnswer(symbols: [], second: { zbar.decode(frame) })
                 : FirstLaneAnswer(symbols: symbols, sighting: Sighting(regions: read, read: read))
         case .whenHinted:
             if !symbols.isEmpty { return FirstLaneAnswer(symbols: symbols, sighting: Sighting(regions: read, read: read)) }
-            let regions = CodeRegions.find(in: frame, limit: 1)
+            let regions = regions(limit: 1)
             guard !regions.isEmpty else { return FirstLaneAnswer(symbols: [], sighting: Sighting(regions: [], read: [])) }
             return FirstLaneAnswer(symbols: [], second: { zbar.decode(frame) }, sighting: Sighting(regions: regions, read: []))
         case .byEvidence, .byEvidenceWholeFrame:
-            let regions = CodeRegions.find(in: frame, limit: 3)
+            let regions = regions(limit: 3)
             let sighting = Sighting(regions: regions, read: read)
             guard let asked = evidence.zbarWanted(regions: regions, read: read) else {
                 return FirstLaneAnswer(symbols: symbols, sighting: sighting)
@@ -140,6 +173,12 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
                 return more
             }, sighting: sighting)
         }
+    }
+
+    /// `symbols` without repeats, in order.
+    static func unique(_ symbols: [DecodedSymbol]) -> [DecodedSymbol] {
+        var seen = Set<DecodedSymbol>()
+        return symbols.filter { seen.insert($0).inserted }
     }
 
     /// How far a crop reaches past its region, as a fraction of the region's longer side.
