@@ -150,10 +150,13 @@ import MediaSupport
         #expect((11...12).contains(Int(decoded.2) ?? 0), "\(line)")
         #expect(line.contains("(\(CodeDecoders.defaultName))"))
         #expect(line.contains(/decode latency p50 \d+\.\d ms, p99 \d+\.\d ms, max \d+\.\d ms(; \d+ second-lane runs, the slowest done \d+\.\d ms after its frame)?; looked at (\d+) whole, (\d+) in part, (\d+) unchanged$/))
-        // Every frame the pipeline decoded is counted once by the change gate.
+        // Every frame the pipeline decoded is counted once by the change gate (and the frame being
+        // decoded when the set completed, whose answer nobody waited for).
         let looks = try #require(line.firstMatch(of: /looked at (\d+) whole, (\d+) in part, (\d+) unchanged/))
-        #expect((Int(looks.1) ?? 0) + (Int(looks.2) ?? 0) + (Int(looks.3) ?? 0) == Int(decoded.1) ?? -1, "\(line)")
-        #expect((Int(looks.1) ?? 0) >= 1)
+        let counted: [Int] = [looks.1, looks.2, looks.3].map { Int($0) ?? 0 }
+        let frames: Int = Int(decoded.1) ?? -1
+        #expect((frames...(frames + 1)).contains(counted.reduce(0, +)), "\(line)")
+        #expect(counted[0] >= 1, "the first frame is looked at whole")
     }
 
     @Test func aWrongPasswordExitsFourWithNoOutputFile() async throws {
