@@ -136,7 +136,8 @@ final class KernelHotplug: HotplugSource {
 
     func next(within limit: Duration) async -> UEvent? {
         guard !Task.isCancelled else { return nil }
-        let milliseconds = Int32(clamping: limit.milliseconds)
+        // Rounded up: a wait never ends before its limit and then polls again at once.
+        let milliseconds = limit.pollMilliseconds()
         let socket = socket
         return await queue.run { (try? socket.next(timeoutMilliseconds: milliseconds)) ?? nil }
     }

@@ -52,6 +52,28 @@ else
     fail "hwprobe scan --hci hci:0 --yes completes a body scan" "exit $rc; $outcome" "$(cat "$work/scan.json" "$work/scan.err" | tail -n 30)"
 fi
 
+# 2b. A quiet hci: link costs no CPU (issue 26: a non-blocking link was read in a tight loop from
+#     the first pause after traffic). Subscribed to the idle mirror's scanState for 6 s, nothing
+#     arrives; hwprobe's CPU over the run, less a plain read's (start-up, connection, discovery),
+#     stays far below the 6 s a spinning reader burns.
+"$PY" - "$HWPROBE" "${mirror%/*}" >"$work/quiet.out" 2>&1 <<'PY'
+import resource, subprocess, sys
+hwprobe, address = sys.argv[1], sys.argv[2]
+state = "7B9E0005-3C2A-4F1B-9E6D-5A4C3B2A1F00"
+def cpu(arguments):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([hwprobe, "gatt", "--hci", "hci:0", address] + arguments, capture_output=True, timeout=120)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return done.returncode, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+read_rc, read_cpu = cpu(["--read", state])
+quiet_rc, quiet_cpu = cpu(["--subscribe", state, "--seconds", "6"])
+print(f"read exit {read_rc} {read_cpu:.2f} s CPU; subscribed 6 s exit {quiet_rc} {quiet_cpu:.2f} s CPU; extra {quiet_cpu - read_cpu:.2f} s")
+sys.exit(0 if read_rc == 0 and quiet_rc == 0 and quiet_cpu - read_cpu < 1.5 else 1)
+PY
+rc=$?
+if [ $rc -eq 0 ]; then pass "a quiet hci:0 link costs no CPU ($(cat "$work/quiet.out"))"
+else fail "a quiet hci:0 link costs no CPU" "$(cat "$work/quiet.out")"; fi
+
 # 3. Busy: another program holds hci0 through the user channel.
 started=$(date +%s.%N)
 mkfifo "$work/hold.in"
