@@ -59,7 +59,7 @@ enum VideoBench {
 
     /// `quick` (the CI guard): the 720p video only, no paced or terminal runs.
     static func run(seed: UInt64, codes codeCount: Int, hwprobe: String, directory: String, pacedAll: Bool,
-                    arrangements: [String], quick: Bool = false) throws {
+                    arrangements: [String], quick: Bool = false, pacedRuns: Bool = true) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         // The backup is drawn once with its videos: a new container (fresh salt and nonce) would
         // not be the one the cached videos show.
@@ -118,13 +118,13 @@ enum VideoBench {
                 if full.completed, base.completed, full.framesDecoded > base.framesDecoded {
                     net = max(0, full.cpuSeconds - base.cpuSeconds) / Double(full.framesDecoded - base.framesDecoded)
                 }
-                let paced = !quick && (pacedAll || spec.height == 720)
+                let paced = pacedRuns && (pacedAll || spec.height == 720)
                     ? importRun(hwprobe, video: "file:\(path)", decoder: name, password: passwordFile, directory: directory) : nil
                 rows.append(Row(arrangement: name, full: full, net: net, inProcessCPU: inProcess, readAlone: readAlone, hardRead: hardRead,
                                 paced: paced))
             }
             report(spec: spec, video: video, frames: frames.count, cLoop: cLoop, rows: rows, codes: codes)
-            if !quick, spec.height == 720, arrangements.contains(CodeDecoders.defaultName) {
+            if pacedRuns, spec.height == 720, arrangements.contains(CodeDecoders.defaultName) {
                 FileHandle.standardError.write(Data("decode-bench: \(spec.name) at a terminal, with and without the preview\n".utf8))
                 let name = CodeDecoders.defaultName
                 let shown = importRun(hwprobe, video: "file:\(path)", decoder: name, password: passwordFile, directory: directory, terminal: true)
