@@ -47,6 +47,16 @@ import Testing
         #expect((await run(["help", "scan"])).out.contains("usage: hwprobe scan --hci URI"))
     }
 
+    /// Issue 27: the simulated bench's backup could be opened only by someone who had run `demo`.
+    @Test func importsHelpAndTheManPageGiveTheBenchBackupsPassword() async {
+        let help = await run(["import", "--help"])
+        #expect(help.code == 0)
+        #expect(help.out.contains("sim: (the bench's backup; its password is \"\(DemoCommand.password)\")"))
+        #expect(help.out.contains("hwprobe import --camera sim: --out /tmp/vault.json"))
+        let man = await run(["help", "--man"])
+        #expect(man.out.contains(DemoCommand.password))
+    }
+
     @Test func helpForAnUnknownCommandIsAUsageError() async {
         let result = await run(["help", "nosuch"])
         #expect(result.code == 2)
