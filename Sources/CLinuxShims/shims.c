@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <linux/netlink.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -386,6 +387,19 @@ int hal_lstat(const char *path, hal_file_info *out) {
     if (lstat(path, &st) < 0) return -errno;
     describe(&st, out);
     return 0;
+}
+
+int hal_stat(const char *path, hal_file_info *out) {
+    struct stat st;
+    if (stat(path, &st) < 0) return -errno;
+    describe(&st, out);
+    return 0;
+}
+
+int hal_is_anonymous_pipe(int fd) {
+    struct statfs fs;
+    if (fstatfs(fd, &fs) < 0) return -errno;
+    return fs.f_type == 0x50495045 /* PIPEFS_MAGIC */ ? 1 : 0;
 }
 
 int hal_fstatat_nofollow(int dirfd, const char *name, hal_file_info *out) {

@@ -48,7 +48,11 @@ struct HWProbe: Sendable {
             return ExitCode.success
         }
         let reports: ReportTargets
-        do { reports = try ReportTargets(invocation) } catch {
+        do throws(CLIFailure) {
+            // Before any single file is checked: two options naming one file is the first mistake to say.
+            try OutputFiles.checkDistinct(invocation)
+            reports = try ReportTargets(invocation)
+        } catch {
             if invocation.wantsJSON { console.out(JSON.error(error)) }
             console.err("hwprobe \(invocation.command): \(error.message)\n")
             return error.exitCode
