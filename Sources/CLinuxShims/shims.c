@@ -533,3 +533,10 @@ long hal_uevent_receive(int fd, void *buffer, size_t size, unsigned *sender_port
         if (errno != EINTR) return -errno;
     }
 }
+
+int hal_ftruncate(int fd, int64_t length) {
+    while (ftruncate(fd, (off_t)length) < 0) {
+        if (errno != EINTR) return -errno;
+    }
+    return 0;
+}

@@ -178,6 +178,8 @@ int hal_unlinkat(int dirfd, const char *name);
 int hal_fsync(int fd);
 /// write(2) of the whole buffer, retried on EINTR and short writes; returns the count or -errno.
 long hal_write_all(int fd, const void *bytes, size_t count);
+/// ftruncate(2), retried on EINTR: 0 or -errno.
+int hal_ftruncate(int fd, int64_t length);
 
 // ---- Hotplug ------------------------------------------------------------------------------------
 /// A non-blocking netlink socket bound to the kernel's uevent multicast group (`groups` 1: the
