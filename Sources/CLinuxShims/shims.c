@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <linux/netlink.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -388,6 +389,19 @@ int hal_lstat(const char *path, hal_file_info *out) {
     return 0;
 }
 
+int hal_stat(const char *path, hal_file_info *out) {
+    struct stat st;
+    if (stat(path, &st) < 0) return -errno;
+    describe(&st, out);
+    return 0;
+}
+
+int hal_is_anonymous_pipe(int fd) {
+    struct statfs fs;
+    if (fstatfs(fd, &fs) < 0) return -errno;
+    return fs.f_type == 0x50495045 /* PIPEFS_MAGIC */ ? 1 : 0;
+}
+
 int hal_fstatat_nofollow(int dirfd, const char *name, hal_file_info *out) {
     struct stat st;
     if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) return -errno;
@@ -518,4 +532,11 @@ long hal_uevent_receive(int fd, void *buffer, size_t size, unsigned *sender_port
         }
         if (errno != EINTR) return -errno;
     }
+}
+
+int hal_ftruncate(int fd, int64_t length) {
+    while (ftruncate(fd, (off_t)length) < 0) {
+        if (errno != EINTR) return -errno;
+    }
+    return 0;
 }

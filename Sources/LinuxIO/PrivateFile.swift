@@ -229,6 +229,25 @@ package final class PrivateFile: Sendable {
     /// The path holds this file now.
     package var isPublished: Bool { state.withLock { $0.phase == .published } }
 
+    /// Cuts the file back to `length` bytes: a capture whose last write failed halfway keeps
+    /// only its whole records, never a record cut short that a reader would take for damage.
+    package func truncate(to length: Int) throws(PrivateFileError) {
+        let rc = hal_ftruncate(descriptor.rawValue, Int64(length))
+        if rc < 0 { throw PrivateFileError(Errno(-rc), path: path, directory: Self.directoryPath(of: path)) }
+    }
+
+    /// Takes a file published at once (``Publication/atOnce``) off its path again, if the path
+    /// still names this file: a capture that could not even take its header is not left behind
+    /// as an empty file. Does nothing for a file not published.
+    package func unpublish() {
+        guard isPublished else { return }
+        var mine = hal_file_info()
+        var there = hal_file_info()
+        guard hal_fstat(descriptor.rawValue, &mine) == 0, hal_fstatat_nofollow(directory.rawValue, name, &there) == 0,
+              mine.device == there.device, mine.inode == there.inode else { return }
+        _ = hal_unlinkat(directory.rawValue, name)
+    }
+
     // MARK: Publishing
 
     private func publish() throws(PrivateFileError) {

@@ -48,7 +48,11 @@ struct HWProbe: Sendable {
             return ExitCode.success
         }
         let reports: ReportTargets
-        do { reports = try ReportTargets(invocation) } catch {
+        do throws(CLIFailure) {
+            // Before any single file is checked: two options naming one file is the first mistake to say.
+            try OutputFiles.checkDistinct(invocation)
+            reports = try ReportTargets(invocation)
+        } catch {
             if invocation.wantsJSON { console.out(JSON.error(error)) }
             console.err("hwprobe \(invocation.command): \(error.message)\n")
             return error.exitCode
@@ -110,7 +114,7 @@ struct HWProbe: Sendable {
         let media = MediaCassettes(recordPath: recordPath, hapticClock: hapticClock)
         transports.media = media
         guard let recordPath, let recorder = transports.recorder else {
-            return checkingReplays(media, try await command(invocation, transports: transports, checkCases: checkCases), invocation)
+            return checkingCapture(invocation, checkingReplays(media, try await command(invocation, transports: transports, checkCases: checkCases), invocation))
         }
         let code: Int32
         do {
@@ -121,7 +125,19 @@ struct HWProbe: Sendable {
             throw error
         }
         let kept = keep(recorder, media: media, at: recordPath, anonymized: anonymize).map { code == ExitCode.success ? $0 : code } ?? code
-        return checkingReplays(media, kept, invocation)
+        return checkingCapture(invocation, checkingReplays(media, kept, invocation))
+    }
+
+    /// A `--btsnoop` capture that stopped part way (a full disk) is not the session the person
+    /// asked for: it is said on stderr, and a run that would have succeeded ends with the I/O
+    /// error's exit code (3) instead. The file keeps every whole record up to the failure.
+    /// `list` still exits 0 (it exits 0 whenever it could report anything) but says so too.
+    private func checkingCapture(_ invocation: Invocation, _ code: Int32) -> Int32 {
+        guard let path = invocation.value("--btsnoop"), let failure = BTSnoopWriter.takeFailure(path: path) else { return code }
+        let stopped = CLIFailure(kind: .device, message: "\(failure): \(path) holds the traffic up to then, every record whole")
+        console.err("hwprobe \(invocation.command): \(stopped.message)\n")
+        guard code == ExitCode.success, invocation.command != "list" else { return code }
+        return stopped.exitCode
     }
 
     /// A flow that played its cues on `--haptics replay:FILE` ends with the check: the same

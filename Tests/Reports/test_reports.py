@@ -3,6 +3,8 @@ XML validated against the rules Jenkins' xUnit plugin applies (jenkins-junit-rul
 junitparser, the TAP parsed by tap.py (TAP 13 with its YAML blocks). One case per run: passed,
 or failed with the failure's reason; a hostile name cannot break the XML."""
 
+import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -130,3 +132,55 @@ def test_reports_name_the_device_and_the_peripheral(tmp_path):
     text = tap.read_text()
     assert "# device: sim:\n" in text and "# peripheral: 00:11:22:33:44:55\n" in text
     assert [line.category for line in tap_lines(tap)][:2] == ["version", "plan"]
+
+
+# -- issue 27, item 7: an interrupted check still writes its report ------------------------------
+
+MIRROR = "C0:FF:EE:00:4F:2A"
+
+
+def started_checks(process: subprocess.Popen, count: int, timeout: float = 60) -> str:
+    """stderr until the status of check number `count` shows (each new status is a line there)."""
+    import selectors
+    import time
+
+    seen = b""
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stderr, selectors.EVENT_READ)
+        while f"[{count}/".encode() not in seen:
+            left = deadline - time.monotonic()
+            if left <= 0 or process.poll() is not None and not selector.select(0):
+                raise AssertionError(f"check {count} never started; stderr: {seen.decode(errors='replace')}")
+            if selector.select(left):
+                chunk = os.read(process.stderr.fileno(), 65536)
+                if not chunk and process.poll() is not None:
+                    raise AssertionError(f"hwprobe ended first; stderr: {seen.decode(errors='replace')}")
+                seen += chunk
+    return seen.decode(errors="replace")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_an_interrupted_check_still_writes_its_report(tmp_path, sig):
+    junit, tap = tmp_path / "check.xml", tmp_path / "check.tap"
+    process = subprocess.Popen([hwprobe_binary(), "check", "--hci", "sim:", MIRROR, "--report", f"junit:{junit}", "--report", f"tap:{tap}"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=base_environment())
+    try:
+        started_checks(process, 2)
+        process.send_signal(sig)
+        _, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 128 + sig, err
+    SCHEMA.validate(str(junit))
+    suites = list(JUnitXml.fromfile(str(junit)))
+    assert len(suites) == 1 and suites[0].name == "mirror-v1", "one case per check of the profile, as an uninterrupted run"
+    cases = list(suites[0])
+    assert len(cases) > 2
+    unfinished = [case for case in cases if case.is_skipped]
+    assert unfinished, "the checks the signal stopped are in the report"
+    assert any("interrupted" in (result.message or "") for case in unfinished for result in case.result)
+    lines = tap_lines(tap)
+    assert lines[1].category == "plan" and lines[1].expected_tests == len(cases)

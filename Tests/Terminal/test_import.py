@@ -218,3 +218,24 @@ def test_out_is_checked_before_the_camera_opens(target, code):
                        stdin="x\n", timeout=10)
     assert result.returncode == code, result.stderr
     assert "Scan the QR codes" not in result.stdout
+
+
+def test_json_without_a_password_file_refuses_at_a_terminal_before_scanning(run, out):
+    """Issue 27, item 1: --json is unattended, so at a terminal it neither prompts nor waits for
+    a password it never asked for (it used to show nothing, echo what was typed and hang)."""
+    t = run(["import", "--camera", "sim:", "--out", str(out), "--json"], shell=True)
+    code, modes = t.finish(timeout=15)
+    printed = t.output.decode("utf-8", "replace")
+    assert code == 2, t.dump()
+    assert '"kind" : "usage"' in printed, printed
+    assert "--password-file" in printed
+    assert "Scan the QR codes" not in printed, "refused before any scanning"
+    assert_sane_modes(modes, t.modes_before)
+    assert not out.exists()
+
+
+def test_json_without_a_password_file_refuses_without_a_terminal(out):
+    result = run_plain(["import", "--camera", "sim:", "--out", str(out), "--json"], stdin="", timeout=15)
+    assert result.returncode == 2, result.stderr
+    assert '"usage"' in result.stdout and "--password-file" in result.stderr
+    assert "Scan the QR codes" not in result.stderr + result.stdout

@@ -148,6 +148,11 @@ extern const uint32_t HAL_FILE_REGULAR, HAL_FILE_DIRECTORY, HAL_FILE_SYMLINK, HA
                       HAL_FILE_BLOCK_DEVICE, HAL_FILE_FIFO, HAL_FILE_SOCKET, HAL_FILE_OTHER;
 
 int hal_lstat(const char *path, hal_file_info *out);
+/// stat(2): following every symbolic link, the final one included (what a path ends up naming).
+int hal_stat(const char *path, hal_file_info *out);
+/// Whether `fd` is an anonymous pipe (pipefs: a shell's `|`, reached as /dev/stdin or /dev/fd/N), as
+/// opposed to a named FIFO on a disk: 1 yes, 0 no, -errno on failure.
+int hal_is_anonymous_pipe(int fd);
 int hal_fstatat_nofollow(int dirfd, const char *name, hal_file_info *out);
 int hal_fstat(int fd, hal_file_info *out);
 /// open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC): a directory to create, link, rename and fsync in.
@@ -173,6 +178,8 @@ int hal_unlinkat(int dirfd, const char *name);
 int hal_fsync(int fd);
 /// write(2) of the whole buffer, retried on EINTR and short writes; returns the count or -errno.
 long hal_write_all(int fd, const void *bytes, size_t count);
+/// ftruncate(2), retried on EINTR: 0 or -errno.
+int hal_ftruncate(int fd, int64_t length);
 
 // ---- Hotplug ------------------------------------------------------------------------------------
 /// A non-blocking netlink socket bound to the kernel's uevent multicast group (`groups` 1: the

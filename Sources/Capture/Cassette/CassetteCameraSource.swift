@@ -42,9 +42,16 @@ package final class CassetteCameraSource: CameraSource {
     private static func open(_ path: String, _ camera: CameraCassette) throws(CameraError) -> Y4MReader {
         guard let frames = camera.frames else { throw .badFile("the cassette has no frames for \(camera.info.uri)") }
         let size: Int?
-        do { size = try FileDescriptor.withOpened(path, .readOnly) { fd throws(Errno) in fd.bytesLeftInFile() } } catch {
-            throw error == .noEntry ? .notFound("\(path) (the cassette's frames: was it copied without them?)")
-                : .io("cannot open the cassette's frames \(path): \(error)")
+        // Checked without blocking: frames that are a FIFO would otherwise hang the open for ever.
+        do {
+            let fd = try FileDescriptor.openChecked(path, expecting: .regularFile(orPipe: false))
+            defer { fd.close() }
+            size = fd.bytesLeftInFile()
+        } catch {
+            if case .failed(_, let errno) = error, errno == .noEntry {
+                throw .notFound("\(path) (the cassette's frames: was it copied without them?)")
+            }
+            throw error.isWrongKind ? .badFile("the cassette's frames: \(error)") : .io("cannot open the cassette's frames \(path): \(error)")
         }
         guard size == frames.bytes else {
             throw .badFile("\(path) is \(size.map(String.init) ?? "not a regular file of") bytes, the cassette says \(frames.bytes): "

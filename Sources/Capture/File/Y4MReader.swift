@@ -118,13 +118,13 @@ final class ChunkedFile {
     private var start = 0
     private var end = 0
 
+    /// Opened so that it cannot hang (a FIFO would wait for a writer for ever) and taken only as a
+    /// regular file or an anonymous pipe (`file:/dev/stdin` behind a shell's `|`).
     init(path: String) throws(CameraError) {
         do {
-            fd = try FileDescriptor.open(path, .readOnly)
+            fd = try FileDescriptor.openChecked(path, expecting: .regularFile(orPipe: true))
         } catch {
-            if error == .noEntry { throw .notFound(path) }
-            if error.meansPermission { throw .permissionDenied(path) }
-            throw .io("cannot open \(path): \(error)")
+            throw CameraError(opening: error)
         }
     }
 
@@ -237,5 +237,17 @@ final class ChunkedFile {
             skipped += n
         }
         return skipped
+    }
+}
+
+extension CameraError {
+    /// A video file that could not be opened as one: missing, not permitted, or not a file.
+    init(opening error: CheckedOpenError) {
+        switch error {
+        case .failed(let path, let errno) where errno == .noEntry: self = .notFound(path)
+        case .failed(let path, let errno) where errno.meansPermission: self = .permissionDenied(path)
+        case .failed: self = .io(error.description)
+        case .wrongKind: self = .badFile(error.description)
+        }
     }
 }

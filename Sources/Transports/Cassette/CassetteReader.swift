@@ -1,5 +1,6 @@
 import Foundation
 import HAL
+import LinuxIO
 
 /// Reads a cassette's text (docs/cassette-format.md) into a `BLECassette`, trusting nothing:
 /// the file's size, each line's length, every count, length, handle, time and address is checked
@@ -27,18 +28,39 @@ public struct CassetteReader {
 
     /// Every section of the cassette at `path`: its BLE peripherals, cameras and pads.
     public static func readAll(path: String) throws(CassetteError) -> Cassette {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .cannotRead(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+        // Opened without blocking and only as a regular file: `replay:` of a FIFO used to hang in
+        // open(2) for ever, where no signal could end it.
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.openChecked(path, expecting: .regularFile(orPipe: false)) } catch {
+            switch error {
+            case .failed(_, let errno) where errno == .noEntry: throw .cannotRead(path: path, reason: "no such file")
+            case .failed(_, let errno) where errno.meansPermission: throw .cannotRead(path: path, reason: "permission denied")
+            case .failed(_, let errno): throw .cannotRead(path: path, reason: errno.description)
+            case .wrongKind(_, let found, _): throw .cannotRead(path: path, reason: "it is \(found), not a regular file: give the cassette file itself")
+            }
         }
-        defer { try? handle.close() }
-        let data: Data
-        do {
-            // One byte more than allowed tells a file that is too long without reading all of it.
-            data = try handle.read(upToCount: CassetteFormat.maximumBytes + 1) ?? Data()
-        } catch {
-            throw .cannotRead(path: path, reason: "\(error.localizedDescription)")
+        defer { fd.close() }
+        // One byte more than allowed tells a file that is too long without reading all of it.
+        let limit = CassetteFormat.maximumBytes + 1
+        var bytes = [UInt8](repeating: 0, count: min(limit, fd.bytesLeftInFile() ?? limit))
+        var filled = 0
+        while filled < limit {
+            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: min(limit, bytes.count + 4096) - bytes.count)) }
+            let start = filled
+            let read = bytes.withUnsafeMutableBytes { raw -> Result<Int, Errno> in
+                do throws(Errno) { return .success(try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[start...]))) } catch {
+                    return .failure(error)
+                }
+            }
+            let count: Int
+            switch read {
+            case .success(let n): count = n
+            case .failure(let error): throw .cannotRead(path: path, reason: error.description)
+            }
+            if count == 0 { break }
+            filled += count
         }
-        return try readAll(Array(data))
+        return try readAll(Array(bytes[..<filled]))
     }
 
     /// The BLE part of a cassette's text, for tests and tools that hold the bytes already.

@@ -1,4 +1,5 @@
 import Foundation
+import HAL
 import LinuxIO
 import Synchronization
 
@@ -37,8 +38,20 @@ final class Console: Sendable {
         }
     }
 
-    func out(_ text: String) { sink(.out, text) }
-    func err(_ text: String) { sink(.err, text) }
+    /// Text for people, on stdout: every control character in it but newline and tab is shown
+    /// as a visible escape (issue 27). This is where device names, file contents, paths and
+    /// messages quoting them reach the terminal, so it is escaped here once rather than at each
+    /// of the places that put such text into a message. JSON passes unchanged (it has no
+    /// control characters left: ``JSON`` escapes them).
+    func out(_ text: String) { sink(.out, PrintableText.escaping(text, keepingLayout: true)) }
+    /// Text for people, on stderr, escaped as ``out(_:)``.
+    func err(_ text: String) { sink(.err, PrintableText.escaping(text, keepingLayout: true)) }
+
+    /// The program's own terminal control on stdout, passed as it is: entering and leaving the
+    /// drawn screen, and painted frames, whose text ``TerminalRenderer`` escaped span by span.
+    func draw(_ bytes: String) { sink(.out, bytes) }
+    /// The program's own terminal control on stderr (clearing a status line, the bell).
+    func errControl(_ bytes: String) { sink(.err, bytes) }
 
     /// One line for the person (no trailing newline needed): on stderr, or into the log area of
     /// the flow being drawn.
@@ -48,7 +61,7 @@ final class Console: Sendable {
             return
         }
         clearStatus()
-        sink(.err, line + "\n")
+        sink(.err, PrintableText.escaping(line, keepingLayout: true) + "\n")
     }
 
     /// What is being waited for right now, e.g. `scanning tcp:127.0.0.1:9101: 2 s left`; nil
@@ -64,13 +77,13 @@ final class Console: Sendable {
                 defer { shown = line }
                 return shown
             }
-            if let line { sink(.err, "\r\u{1B}[2K" + line) } else if previous != nil { sink(.err, "\r\u{1B}[2K") }
+            if let line { sink(.err, "\r\u{1B}[2K" + PrintableText.escaping(line)) } else if previous != nil { sink(.err, "\r\u{1B}[2K") }
         } else if let line {
             let changed = shownStatus.withLock { shown -> Bool in
                 defer { shown = line }
                 return shown != line
             }
-            if changed { sink(.err, line + "\n") }
+            if changed { sink(.err, PrintableText.escaping(line) + "\n") }
         }
     }
 

@@ -49,7 +49,32 @@ struct CheckCommand: Sendable {
         }
         let central = try await transports.central(for: uri, snoopPath: invocation.value("--btsnoop"))
         let clock = transports.clock(for: uri)
-        let outcome = await Result { () async throws(CLIFailure) -> Int32 in
+        // Ctrl-C, SIGTERM, SIGHUP: the checks stop where they are and the run ends as cancelled,
+        // but through the ordinary way out, so that --report is still written (the README
+        // promises one whatever the outcome), with every unfinished check marked so.
+        let checking = Task { () async -> Result<Int32, CLIFailure> in
+            await Result { () async throws(CLIFailure) -> Int32 in
+                try await checkDevice(wanted, explicitKind: explicitKind, profile: profile, central: central, clock: clock, uri: uri,
+                                      json: invocation.wantsJSON)
+            }
+        }
+        let interrupt = SignalHandling.shared.onInterrupt { checking.cancel() }
+        let outcome = await checking.value
+        interrupt.end()
+        console.status(nil)
+        await central.close()
+        if let signal = SignalHandling.shared.interruption {
+            let code = try outcome.get()
+            throw CLIFailure(kind: .cancelled, message: "interrupted by signal \(signal)"
+                             + (code == ExitCode.success ? "" : " after a check failed") + "; unfinished checks are reported as not run",
+                             exitOverride: SignalHandling.exitCode(for: signal))
+        }
+        return try outcome.get()
+    }
+
+    private func checkDevice(_ wanted: BLEAddress?, explicitKind: Bool, profile: CheckProfile?, central: BLECentral,
+                             clock: any Clock<Duration>, uri: DeviceURI, json: Bool) async throws(CLIFailure) -> Int32 {
+        do {
             console.status("looking for \(wanted.map(\.description) ?? "a device with a profile") on \(uri) (up to \(Self.findDeadline.seconds) s)")
             let device = try await find(wanted, explicitKind: explicitKind, given: profile, on: central, clock: clock)
             let chosen = profile ?? CheckProfile.forDriver(registry.claim(.advertisement(device.advertisement))?.descriptor.id,
@@ -63,14 +88,11 @@ struct CheckCommand: Sendable {
             do throws(CheckFinding) { _ = try await session.connection() } catch {
                 throw CLIFailure(kind: .device, message: "could not connect to \(device.address): \(error.message)")
             }
-            let results = await runChecks(chosen, session: session, clock: clock, json: invocation.wantsJSON)
+            let results = await runChecks(chosen, session: session, clock: clock, json: json)
             await session.disconnect()
             console.status(nil)
-            return report(results, profile: chosen, address: device.address, json: invocation.wantsJSON)
+            return report(results, profile: chosen, address: device.address, json: json)
         }
-        console.status(nil)
-        await central.close()
-        return try outcome.get()
     }
 
     /// The device: by address (either address type unless one was given), or the first a profile
@@ -122,6 +144,10 @@ struct CheckCommand: Sendable {
         return found
     }
 
+    /// The message of a check an interrupt kept from running, and of the one it cut short.
+    static let notRun = "not run: the check was interrupted (Ctrl-C or a signal)"
+    static let unfinished = "unfinished: interrupted (Ctrl-C or a signal) while it ran"
+
     /// How long reports of the device are taken after it is first heard.
     static let settle: Duration = .milliseconds(1500)
 
@@ -129,7 +155,11 @@ struct CheckCommand: Sendable {
     private func runChecks<C: Clock<Duration>>(_ profile: CheckProfile, session: CheckSession, clock: C, json: Bool) async -> [CheckResult] {
         var results: [CheckResult] = []
         for (index, check) in profile.checks.enumerated() {
-            if Task.isCancelled { break }
+            if Task.isCancelled {
+                // Interrupted: what was not run is in the report as such, not missing from it.
+                results.append(CheckResult(id: check.id, title: check.title, result: .skip, message: Self.notRun, seconds: 0))
+                continue
+            }
             console.status("[\(index + 1)/\(profile.checks.count)] \(check.title)")
             let start = clock.now
             let finding: CheckFinding? = await withTaskGroup(of: CheckFinding?.self) { group in
@@ -149,11 +179,13 @@ struct CheckCommand: Sendable {
                 group.cancelAll()
                 return first
             }
+            // A check cut short by the interrupt did not finish: it is not a skip of its own making.
+            let cutShort = Task.isCancelled && finding?.kind != .fail
             let elapsed = start.duration(to: clock.now)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             let result = CheckResult(id: check.id, title: check.title,
-                                     result: finding.map { $0.kind == .fail ? .fail : .skip } ?? .pass,
-                                     message: finding?.message, seconds: (seconds * 1000).rounded() / 1000)
+                                     result: cutShort ? .skip : finding.map { $0.kind == .fail ? .fail : .skip } ?? .pass,
+                                     message: cutShort ? Self.unfinished : finding?.message, seconds: (seconds * 1000).rounded() / 1000)
             results.append(result)
             if !json {
                 let mark = switch result.result { case .pass: "PASS"; case .fail: "FAIL"; case .skip: "SKIP" }

@@ -56,6 +56,15 @@ struct ImportCommand: Sendable {
             console.diagnostic("hwprobe: could not turn core dumps off (\(error)); a crash could write the password to disk")
         }
         let passwordFile = invocation.value("--password-file")
+        // --json is unattended (hwprobe-cli.md): nobody is asked anything, at a terminal or not.
+        // Without a password to read it is refused here, before any scanning, rather than
+        // reaching a prompt that nobody is shown (the terminal still cooked: what was typed
+        // would be echoed, and the run would wait for ever).
+        if invocation.wantsJSON && passwordFile == nil {
+            throw CLIFailure(kind: .usage, message: "import --json runs unattended and asks nothing: "
+                             + "give the password with --password-file FILE (- reads its first line from standard input), "
+                             + "or leave out --json to type it at the prompt")
+        }
         let filePassword: SecretBytes? = if let passwordFile { try PasswordFile.read(passwordFile) } else { nil }
         // However the run ends, the password from the file does not outlive it.
         defer { filePassword?.wipe() }

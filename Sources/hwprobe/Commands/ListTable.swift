@@ -1,3 +1,5 @@
+import HAL
+
 /// `hwprobe list` for people: one block per section, problems at the end.
 enum ListTable {
     static func render(_ report: ListReport) -> String {
@@ -7,6 +9,9 @@ enum ListTable {
             if rows.isEmpty {
                 out.append("  " + empty)
             } else {
+                // A cell is one line: a newline or tab in a device's name is shown, not obeyed
+                // (the console escapes the rest of the control characters for every output).
+                let rows = rows.map { $0.map { PrintableText.escaping($0) } }
                 let widths = rows.reduce(into: [Int]()) { widths, row in
                     for (i, cell) in row.enumerated() {
                         if i >= widths.count { widths.append(0) }

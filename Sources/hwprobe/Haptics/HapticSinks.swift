@@ -42,7 +42,7 @@ struct HapticSinks: Sendable {
             return recorded(Self.logActuator(clock: clock) { text in toOut ? console.out(text) : console.err(text) }, driver: "log")
         case .bell:
             let console = console
-            return recorded(BellActuator { console.err("\u{07}") }, driver: "bell")
+            return recorded(BellActuator { console.errControl("\u{07}") }, driver: "bell")
         case .usb, .hidraw, .evdev:
             let (driver, id) = try padDriver(for: uri)
             // The device's own name and serial, for a cassette's identity (only when recording).

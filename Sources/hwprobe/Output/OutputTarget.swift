@@ -97,3 +97,48 @@ enum OutputTarget {
         }
     }
 }
+
+/// Every file one run will write, each under the option that names it: `--out`, `--record` (and
+/// for `import` the frames beside it, `FILE.y4m`), each `--report`, `--btsnoop`.
+///
+/// Checked against each other before anything opens (issue 27): two options naming one file
+/// (spelled alike, or the same file through `..`, a symbolic link or a hard link) would have
+/// the later write replace or refuse the earlier one at the end of the run, losing a decrypted
+/// vault to a report or turning a finished capture into exit 2. It is a usage error instead,
+/// naming both options, before a device is touched.
+enum OutputFiles {
+    struct Named: Equatable, Sendable {
+        /// How the person named it: `--out`, `--report junit:`, `--record (its frames)`.
+        var option: String
+        var path: String
+    }
+
+    static func named(in invocation: Invocation) -> [Named] {
+        var files: [Named] = []
+        if invocation.command == "import", let out = invocation.value("--out") { files.append(.init(option: "--out", path: out)) }
+        if let record = invocation.value("--record") {
+            files.append(.init(option: "--record", path: record))
+            if invocation.command == "import" {
+                files.append(.init(option: "--record (its frames file)", path: MediaCassettes.framesPath(for: record, index: 0)))
+            }
+        }
+        for value in invocation.all("--report") {
+            // A malformed --report is ReportTargets' to refuse, with its own words.
+            guard let colon = value.firstIndex(of: ":"), ReportTargets.Format(rawValue: String(value[..<colon])) != nil else { continue }
+            let path = String(value[value.index(after: colon)...])
+            if !path.isEmpty { files.append(.init(option: "--report \(value[...colon])", path: path)) }
+        }
+        if let snoop = invocation.value("--btsnoop") { files.append(.init(option: "--btsnoop", path: snoop)) }
+        return files
+    }
+
+    /// Throws a usage error (exit 2) naming both options when two name the same file.
+    static func checkDistinct(_ invocation: Invocation) throws(CLIFailure) {
+        let files = named(in: invocation)
+        guard let (first, second) = PathIdentity.firstClash(among: files.map(\.path)) else { return }
+        let a = files[first], b = files[second]
+        let spelled = a.path == b.path ? a.path : "\(a.path) and \(b.path)"
+        throw CLIFailure(kind: .usage, message: "\(a.option) and \(b.option) both name \(spelled): one would be written over the other; "
+                         + "give each its own file")
+    }
+}

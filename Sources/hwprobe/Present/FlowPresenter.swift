@@ -391,7 +391,8 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         for line in ending.transcript {
             if line.toStandardError { console.err(line.text + "\n") } else { console.out(line.text + "\n") }
         }
-        if !ending.last.isEmpty { console.out(ending.last.joined(separator: "\n") + "\n\n") }
+        // The last frame as drawn: styled, its text escaped span by span in the renderer.
+        if !ending.last.isEmpty { console.draw(ending.last.joined(separator: "\n") + "\n\n") }
     }
 
     // MARK: Keys
@@ -556,7 +557,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                                                 size: size)
                 return s.painter.paint(rows, size: size)
             }
-            if !bytes.isEmpty { console.out(bytes) }
+            if !bytes.isEmpty { console.draw(bytes) }
         }
     }
 

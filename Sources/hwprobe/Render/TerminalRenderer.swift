@@ -1,4 +1,5 @@
 import Flows
+import HAL
 import LinuxIO
 
 /// Draws flow screens for a person at a terminal, in the theme's colours as 24-bit ANSI.
@@ -305,8 +306,10 @@ extension TerminalRenderer {
         /// Foreground and background swapped: the focused action or row.
         var reverse: Bool
 
+        /// `text` is escaped here (issue 27): every line of a drawn screen is made of spans, so a
+        /// device's name or a file's words can never move the cursor or clear the screen.
         init(_ text: String, color: RGB? = nil, bold: Bool = false, reverse: Bool = false) {
-            self.text = text
+            self.text = PrintableText.escaping(text)
             self.color = color
             self.bold = bold
             self.reverse = reverse

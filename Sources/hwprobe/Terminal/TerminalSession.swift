@@ -127,11 +127,11 @@ final class TerminalSession: Sendable {
         if readsKeys, let saved = state.withLock({ $0.saved }) {
             try? saved.keyByKey.apply(to: .standardInput)
         }
-        if drawsScreen { console.out(Self.enterScreen) }
+        if drawsScreen { console.draw(Self.enterScreen) }
     }
 
     private func giveBack() {
-        if drawsScreen { console.out(Self.leaveScreen) }
+        if drawsScreen { console.draw(Self.leaveScreen) }
         if readsKeys, let saved = state.withLock({ $0.saved }) {
             try? saved.apply(to: .standardInput)
         }

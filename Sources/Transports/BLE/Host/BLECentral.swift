@@ -32,7 +32,7 @@ public struct BLECentral: Sendable {
         if let snoopPath {
             do { snoop = try BTSnoopWriter(path: snoopPath) } catch {
                 await stream.close()
-                throw .invalid("cannot write the btsnoop capture \(snoopPath): \(error)")
+                throw .capture(error)
             }
         }
         let host = HCIHost(stream: stream, snoop: snoop, clock: clock, configuration: configuration, events: events, tap: tap)

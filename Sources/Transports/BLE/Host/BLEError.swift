@@ -31,6 +31,9 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
     case cancelled
     /// Something with an overall deadline (discovering a whole database) took longer.
     case deadlineExceeded(String, Duration)
+    /// The `--btsnoop` capture could not be created (a full disk, no permission): an I/O
+    /// failure of the machine, not a mistake in the command line.
+    case capture(BTSnoopError)
     /// The controller could not be reached at all (no kernel support, no permission, busy, nothing listening).
     case link(HCILinkError)
 
@@ -52,6 +55,7 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
         case .cancelled: "cancelled"
         case .deadlineExceeded(let what, let deadline): "\(what) took longer than \(deadline.components.seconds) s: the device answers too slowly or without end"
         case .link(let error): error.description
+        case .capture(let error): error.description
         }
     }
 }

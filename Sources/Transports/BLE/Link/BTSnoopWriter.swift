@@ -21,6 +21,18 @@ public final class BTSnoopWriter: Sendable {
     private struct State {
         var file: PrivateFile?
         var failure: BTSnoopError?
+        /// Bytes of whole records (and the header) in the file: where a failed write is cut back to.
+        var written = 0
+    }
+
+    /// Captures that stopped, by path, until the command that asked for one collects the
+    /// failure (``takeFailure(path:)``): the writer lives deep in the host stack, and whoever ran
+    /// the command must still learn that its `--btsnoop` file is not the whole session.
+    private static let stopped = Mutex<[String: BTSnoopError]>([:])
+
+    /// Why the capture at `path` stopped during this process, once; nil if it never did.
+    public static func takeFailure(path: String) -> BTSnoopError? {
+        stopped.withLock { $0.removeValue(forKey: path) }
     }
 
     /// Creates `path` (which must not exist) and writes the header, failing right away rather
@@ -40,10 +52,12 @@ public final class BTSnoopWriter: Sendable {
         header.snoopAppend(BTSnoopFormat.version)
         header.snoopAppend(BTSnoopFormat.datalinkH4)
         do { try file.write(header) } catch {
+            // Not even the header fitted (a full disk): nothing is left behind, not an empty file.
+            file.unpublish()
             file.close()
             throw .cannotCreate(path: file.path, reason: Self.reason(error))
         }
-        state = Mutex(State(file: file))
+        state = Mutex(State(file: file, written: header.count))
     }
 
     deinit { close() }
@@ -63,8 +77,16 @@ public final class BTSnoopWriter: Sendable {
         bytes.append(contentsOf: h4Packet)
         state.withLock { state in
             guard let file = state.file else { return }
-            do throws(PrivateFileError) { try file.write(bytes) } catch {
-                state.failure = .writeFailed(path: path, reason: Self.reason(error))
+            do throws(PrivateFileError) {
+                try file.write(bytes)
+                state.written += bytes.count
+            } catch {
+                // A record the disk took only part of is cut off: the capture ends on a whole
+                // record, readable to its end, and the failure is said instead of a silent cut.
+                try? file.truncate(to: state.written)
+                let failure = BTSnoopError.writeFailed(path: path, reason: Self.reason(error))
+                state.failure = failure
+                Self.stopped.withLock { $0[path] = failure }
                 file.close()
                 state.file = nil
             }

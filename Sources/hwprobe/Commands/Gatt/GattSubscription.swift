@@ -129,7 +129,7 @@ struct GattSubscriber: Sendable {
         let ending: SubscriptionEnding = reachedCount ? .count : (stop.value ?? .linkLost)
         if case .interrupted = ending, console.errIsTerminal {
             // The terminal echoed ^C where the cursor stood: the summary takes that line.
-            console.err("\r\u{1B}[2K")
+            console.errControl("\r\u{1B}[2K")
         }
 
         if ending != .linkLost {

@@ -43,7 +43,9 @@ struct ReportTargets: Sendable {
             case .tap: TAPReport.render(report)
             }
             do throws(CLIFailure) {
-                try OutputTarget.write(Array(text.utf8), to: path, replacing: true, option: "--report")
+                // A run ended by Ctrl-C or a signal is reported too (the report says so); only an
+                // interrupt during the write itself abandons it.
+                try OutputTarget.write(Array(text.utf8), to: path, replacing: true, option: "--report", evenAfterInterrupt: true)
             } catch {
                 console.err("hwprobe: --report \(format.rawValue):\(path): \(error.message)\n")
                 allWritten = false
