@@ -193,14 +193,16 @@ public struct CassetteReader {
         }
         guard let rssi = Int8(words[3]) else { throw damaged("an RSSI in dBm from -128 to 127", text) }
         let data = try hex(words[4], atMost: kind.maximumData, allowEmpty: true, what: "advertising data", text)
-        var peripheral = cassette.peripherals[index]
-        guard peripheral.connections.isEmpty else { throw damaged("a device's `adv` records before its connections", text) }
-        if let last = peripheral.advertising.last, at < last.at { throw damaged("times that do not run backwards (the last `adv` was at \(CassetteFormat.time(last.at)))", text) }
-        guard peripheral.advertising.count < BLECassette.Limits.advertisingRecords else {
+        // In place: a copy of the device taken here would share its record list, and the append
+        // would then copy the whole list on every `adv` line (quadratic in the device's records).
+        guard cassette.peripherals[index].connections.isEmpty else { throw damaged("a device's `adv` records before its connections", text) }
+        if let last = cassette.peripherals[index].advertising.last, at < last.at {
+            throw damaged("times that do not run backwards (the last `adv` was at \(CassetteFormat.time(last.at)))", text)
+        }
+        guard cassette.peripherals[index].advertising.count < BLECassette.Limits.advertisingRecords else {
             throw .tooMany(line: lineNumber, what: "advertising records for one device", limit: BLECassette.Limits.advertisingRecords)
         }
-        peripheral.advertising.append(BLECassette.AdvertisingRecord(at: at, kind: kind, rssi: rssi, data: data))
-        cassette.peripherals[index] = peripheral
+        cassette.peripherals[index].advertising.append(BLECassette.AdvertisingRecord(at: at, kind: kind, rssi: rssi, data: data))
     }
 
     private mutating func connection(_ words: [String], _ text: String) throws(CassetteError) {
