@@ -29,6 +29,8 @@ from labgrid.resource.common import NetworkResource
 from labgrid.step import step
 from labgrid.util.ssh import sshmanager
 
+from .resource import checked_host
+
 EXIT_MEANINGS = {
     0: "done",
     1: "failed",
@@ -223,18 +225,35 @@ class HwprobeDriver(Driver):
         return float(timeout) if timeout is not None else float(self.bench.timeout)
 
     def _execute(self, argv, timeout) -> subprocess.CompletedProcess:
+        seconds = self._timeout(timeout)
+        remote = isinstance(self.bench, NetworkResource)
+        wrapped = argv
+        if remote:
+            try:
+                checked_host(self._ssh_host())
+            except ValueError as error:
+                raise HwprobeTransportError(argv, None, kind="ssh", message=str(error)) from None
+            # The deadline is kept on the bench host too: killing the local ssh alone would leave
+            # the remote hwprobe holding the controller. coreutils' timeout sends SIGTERM at the
+            # deadline (hwprobe then gives the controller back and writes its reports) and SIGKILL
+            # 5 s later; the local deadline comes after both, for an ssh that hangs.
+            wrapped = ["timeout", "--kill-after=5", f"{seconds:g}", *argv]
         try:
-            command = self.bench.wrap_command(argv)  # for a NetworkHwprobeBench: connects once
+            command = self.bench.wrap_command(wrapped)  # for a NetworkHwprobeBench: connects once
         except ExecutionError as error:
             raise HwprobeTransportError(argv, None, kind="ssh", message=f"no SSH connection to {self._ssh_host()}: {error.msg}") from error
         self.logger.debug("running %s", shlex.join(command))
         try:
             completed = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                       errors="replace", timeout=self._timeout(timeout))
+                                       errors="replace", timeout=seconds + 15 if remote else seconds)
         except subprocess.TimeoutExpired as expired:
             stderr = expired.stderr.decode("utf-8", "replace") if isinstance(expired.stderr, bytes) else (expired.stderr or "")
             raise HwprobeTransportError(argv, None, stderr=stderr, kind="timedOut",
-                                        message=f"no exit within {self._timeout(timeout):g} s") from None
+                                        message=f"no exit within {seconds:g} s") from None
+        if remote and completed.returncode in (124, 137):
+            # timeout(1)'s own exit codes: the remote hwprobe outran its deadline and was stopped.
+            raise HwprobeTransportError(argv, None, stderr=completed.stderr, kind="timedOut",
+                                        message=f"no exit within {seconds:g} s (stopped on the bench host)")
         if completed.returncode == 255 and isinstance(self.bench, NetworkResource):
             # ssh's own failure (hwprobe never exits 255).
             raise HwprobeTransportError(argv, 255, stderr=completed.stderr, kind="ssh",

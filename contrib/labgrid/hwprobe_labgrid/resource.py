@@ -19,6 +19,20 @@ from labgrid.resource.common import NetworkResource, Resource
 CONTROLLER_SCHEMES = ("hci", "uart", "tcp", "sim", "replay")
 
 
+def checked_host(host) -> str:
+    """`host` when it can only be a host name for ssh; ValueError otherwise.
+
+    An exporter publishes the host its clients run hwprobe on, and the client hands it to ssh: a
+    rogue or broken exporter publishing `-oProxyCommand=…` would have ssh run that command on the
+    client. A host name or address never starts with '-' and holds no white space or control
+    character, and ssh's own `user@host` form is kept.
+    """
+    if not isinstance(host, str) or not host or host.startswith("-") \
+            or any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in host):
+        raise ValueError(f"refusing the bench host {host!r}: a host name for ssh cannot start with '-' or hold spaces or control characters")
+    return host
+
+
 def _controller_uri(instance, attribute, value):
     if not isinstance(value, str) or ":" not in value:
         raise ValueError(f"{attribute.name} must be an hwprobe HCI URI such as hci:0, tcp:HOST:PORT or sim:, not {value!r}")
@@ -57,6 +71,7 @@ class HwprobeBench(Resource):
     devices = attr.ib(default=attr.Factory(list), converter=_string_list)
     timeout = attr.ib(default=120.0, converter=float)
 
+
     def resolved_binary(self) -> str | None:
         """The executable's absolute path on this host, or None when there is none."""
         if os.sep in self.binary:
@@ -85,3 +100,7 @@ class NetworkHwprobeBench(NetworkResource):
     binary = attr.ib(default="hwprobe", validator=attr.validators.instance_of(str))
     devices = attr.ib(default=attr.Factory(list), converter=_string_list)
     timeout = attr.ib(default=120.0, converter=float)
+
+    def __attrs_post_init__(self):
+        checked_host(self.host)
+        super().__attrs_post_init__()

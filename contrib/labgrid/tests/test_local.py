@@ -82,3 +82,15 @@ def test_a_command_that_outruns_its_timeout_is_killed_and_says_so(binary):
         driver.run("watch", "--hci", "sim:", timeout=1)  # watch runs until Ctrl-C
     assert raised.value.kind == "timedOut" and raised.value.exit_code is None
     assert "no exit within 1 s" in str(raised.value)
+
+
+def test_a_bench_host_that_ssh_would_take_for_an_option_is_refused(tmp_path):
+    """Issue 27: a rogue exporter publishing `-oProxyCommand=…` as the host would have the
+    client's ssh run that command; the resource refuses such a host outright."""
+    target = Target("hostile-host")
+    marker = tmp_path / "ran"
+    for host in (f"-oProxyCommand=touch {marker}", "-p2222", "bench 1", "bench\n1", "bench\x1b[2J"):
+        with pytest.raises(ValueError, match="refusing the bench host"):
+            NetworkHwprobeBench(target, name=None, host=host, controller="hci:0")
+    assert not marker.exists()
+    assert NetworkHwprobeBench(target, name="ok", host="user@bench-1.lab", controller="hci:0").host == "user@bench-1.lab"

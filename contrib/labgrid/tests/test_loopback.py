@@ -189,6 +189,23 @@ def test_run_list_and_gatt_return_hwprobe_json(lab, remote):
     assert raised.value.exit_code == 2 and raised.value.kind == "usage"
 
 
+def test_a_remote_command_past_its_timeout_is_stopped_on_the_bench_host_too(lab, remote):
+    """Issue 27: on a timeout only the local ssh was killed, and the remote hwprobe kept the
+    controller. The deadline now holds on the bench host (coreutils' timeout there)."""
+    import subprocess
+
+    from hwprobe_labgrid import HwprobeTransportError
+
+    driver = driver_of(remote, "good")
+    pattern = "hwprobe watch --hci sim:"  # nothing else in these tests runs watch
+    with pytest.raises(HwprobeTransportError) as raised:
+        driver.run("watch", "--hci", "sim:", timeout=2)  # watch runs until stopped
+    assert raised.value.kind == "timedOut" and "stopped on the bench host" in raised.value.message
+    # The bench host is this machine: no hwprobe of this run may be left.
+    left = subprocess.run(["pgrep", "-af", pattern], capture_output=True, text=True)
+    assert left.stdout.strip() == "", f"the remote hwprobe is still running: {left.stdout}"
+
+
 def test_a_bench_without_its_binary_is_published_unavailable(lab):
     path = f"{EXPORTER_NAME}/no-hwprobe/NetworkHwprobeBench"
     assert path not in lab.client("resources").stdout.split()  # the available ones
