@@ -80,7 +80,14 @@ struct WatchCommand: Sendable {
                         for try await device in central.discover() {
                             let peripheral = list.peripheral(device, hci: uri.description)
                             let now = start.duration(to: clock.now)
-                            if let event = state.withLock({ $0.heard(peripheral, at: now) }) { emit([event]) }
+                            let (event, overLimit) = state.withLock { state in
+                                let wasOver = state.overLimit
+                                return (state.heard(peripheral, at: now), state.overLimit && !wasOver)
+                            }
+                            if overLimit {
+                                console.diagnostic("hwprobe: watch follows at most \(WatchState.peripheralLimit) peripherals; others are not shown")
+                            }
+                            if let event { emit([event]) }
                         }
                     } catch {
                         console.diagnostic("hwprobe: \(uri): \(error)")
@@ -117,7 +124,7 @@ struct WatchCommand: Sendable {
     static func human(_ event: WatchState.Event, at time: Duration) -> String {
         let mark = switch event.kind { case .added: "+"; case .removed: "-"; case .changed: "~" }
         let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
-        return String(format: "%7.1f s  ", seconds) + "\(mark) \(event.section): \(event.device)\n"
+        return String(format: "%7.1f s  ", seconds) + "\(mark) \(event.section): \(event.summary.isEmpty ? event.device : event.summary)\n"
     }
 }
 
