@@ -23,6 +23,12 @@ protocol SubscriberQueue: AnyObject, Sendable {
 /// (one chunk read from the transport can carry hundreds of values). A consumer that does not
 /// drain within the host's limit is *stalled*: the host stops waiting for it, its queue keeps the
 /// newest `capacity` values and counts the older ones it let go, until it drains again.
+///
+/// Values move in batches: what one chunk from the controller brought is pushed at once (one
+/// resume of a waiting consumer, not one per value), and the consumer takes up to `batchLimit`
+/// values per wait, so a subscriber that is behind catches up without a lock and a wake-up per
+/// value. A batch in the consumer's hands is out of the queue, so at most `batchLimit` values
+/// are held beyond the queue's own bounds.
 final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
     let capacity: Int
     let limit: Int
@@ -30,7 +36,8 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
     private struct State {
         var items: [Element] = []
         var head = 0
-        var consumer: CheckedContinuation<Element?, Never>?
+        /// The consumer waiting for its next batch (empty means the end).
+        var consumer: CheckedContinuation<[Element], Never>?
         var producer: CheckedContinuation<Void, Never>?
         var finished = false
         /// Every handle on the consumer's side (the sequence and its iterators) is gone.
@@ -43,11 +50,24 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
         mutating func take() -> Element {
             let item = items[head]
             head += 1
+            compact()
+            return item
+        }
+
+        /// Up to `limit` values from the front, in order.
+        mutating func take(upTo limit: Int) -> [Element] {
+            let end = min(items.count, head + limit)
+            let batch = Array(items[head..<end])
+            head = end
+            compact()
+            return batch
+        }
+
+        private mutating func compact() {
             if head == items.count || head > 256 {
                 items.removeFirst(head)
                 head = 0
             }
-            return item
         }
     }
 
@@ -60,6 +80,9 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
 
     private var highWater: Int { capacity * 3 / 4 }
     private var lowWater: Int { capacity / 4 }
+    /// The most values the consumer takes per wait: the low-water mark, so what it holds outside
+    /// the queue never exceeds what the queue may hold when the host reads on.
+    var batchLimit: Int { lowWater }
 
     /// Values let go because the queue was full.
     var dropped: Int { state.withLock { $0.dropped } }
@@ -72,23 +95,37 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
     /// to go to make room, and whether the queue is now congested (the host should wait).
     @discardableResult
     func push(_ value: Element) -> (dropped: Bool, congested: Bool) {
-        var outcome = (dropped: false, congested: false)
-        let consumer = state.withLock { s -> CheckedContinuation<Element?, Never>? in
+        let pushed = push(contentsOf: [value])
+        return (pushed.dropped > 0, pushed.congested)
+    }
+
+    /// Hands `values` to the consumer in order, resuming it (once) when it waits. Says how many
+    /// of the oldest values had to go to make room, and whether the queue is now congested.
+    @discardableResult
+    func push(contentsOf values: [Element]) -> (dropped: Int, congested: Bool) {
+        var outcome = (dropped: 0, congested: false)
+        guard !values.isEmpty else { return outcome }
+        let handOver = state.withLock { s -> (CheckedContinuation<[Element], Never>, [Element])? in
             guard !s.finished, !s.abandoned else { return nil }
+            var rest = values[...]
+            var handOver: (CheckedContinuation<[Element], Never>, [Element])?
             if let consumer = s.consumer {
                 s.consumer = nil
-                return consumer
+                handOver = (consumer, Array(rest.prefix(batchLimit)))
+                rest = rest.dropFirst(batchLimit)
             }
-            if s.depth >= (s.stalled ? capacity : limit) {
-                _ = s.take()
-                s.dropped += 1
-                outcome.dropped = true
+            for value in rest {
+                if s.depth >= (s.stalled ? capacity : limit) {
+                    _ = s.take()
+                    s.dropped += 1
+                    outcome.dropped += 1
+                }
+                s.items.append(value)
             }
-            s.items.append(value)
             outcome.congested = !s.stalled && s.depth >= highWater
-            return nil
+            return handOver
         }
-        consumer?.resume(returning: value)
+        if let (consumer, batch) = handOver { consumer.resume(returning: batch) }
         return outcome
     }
 
@@ -99,7 +136,7 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
             defer { s.consumer = nil; s.producer = nil }
             return (s.depth == 0 ? s.consumer : nil, s.producer)
         }
-        consumer?.resume(returning: nil)
+        consumer?.resume(returning: [])
         producer?.resume()
     }
 
@@ -152,22 +189,24 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
         producer?.resume()
     }
 
-    fileprivate func next() async -> Element? {
+    /// The next values in order, at most `batchLimit`, waiting for one; empty once the
+    /// subscription has ended (or the caller is cancelled).
+    fileprivate func nextBatch() async -> [Element] {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<[Element], Never>) in
                 var producer: CheckedContinuation<Void, Never>?
-                let outcome = state.withLock { s -> Element?? in
+                let outcome = state.withLock { s -> [Element]? in
                     if s.depth > 0 {
-                        let item = s.take()
+                        let batch = s.take(upTo: batchLimit)
                         if s.depth <= lowWater {
                             producer = s.producer
                             s.producer = nil
                             s.stalled = false
                         }
-                        return .some(item)
+                        return batch
                     }
                     s.stalled = false
-                    if s.finished || Task.isCancelled { return .some(nil) }
+                    if s.finished || Task.isCancelled { return [] }
                     s.consumer = continuation
                     return nil
                 }
@@ -179,7 +218,7 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
                 defer { s.consumer = nil }
                 return s.consumer
             }
-            consumer?.resume(returning: nil)
+            consumer?.resume(returning: [])
         }
     }
 }
@@ -201,17 +240,33 @@ public struct NotificationValues<Element: Sendable>: AsyncSequence, Sendable {
         reader = Reader(queue)
     }
 
-    /// Takes values one at a time; ends when the link ends or the task is cancelled.
+    /// Takes values one at a time, fetched from the queue in batches (all that is waiting, up to
+    /// the queue's batch limit), so a subscriber that is behind pays one wait per batch, not per
+    /// value; ends when the link ends or the task is cancelled.
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate let reader: Reader
+        /// Values taken from the queue and not yet returned, from `index` on.
+        private var batch: [Element] = []
+        private var index = 0
+
+        fileprivate init(reader: Reader) {
+            self.reader = reader
+        }
 
         /// The next value, waiting for one; nil once the subscription has ended.
         public mutating func next() async -> Element? {
-            await reader.queue.next()
+            if index == batch.count {
+                batch = await reader.queue.nextBatch()
+                index = 0
+                if batch.isEmpty { return nil }
+            }
+            defer { index += 1 }
+            return batch[index]
         }
     }
 
-    /// An iterator over the shared queue; copies of the sequence share its values.
+    /// An iterator over the shared queue; copies of the sequence share its values (each
+    /// iterator holds the batch it took).
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(reader: reader)
     }
