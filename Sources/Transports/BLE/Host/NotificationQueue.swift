@@ -191,7 +191,7 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
 
     /// The next values in order, at most `batchLimit`, waiting for one; empty once the
     /// subscription has ended (or the caller is cancelled).
-    fileprivate func nextBatch() async -> [Element] {
+    func nextBatch() async -> [Element] {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<[Element], Never>) in
                 var producer: CheckedContinuation<Void, Never>?
@@ -254,6 +254,10 @@ public struct NotificationValues<Element: Sendable>: AsyncSequence, Sendable {
         }
 
         /// The next value, waiting for one; nil once the subscription has ended.
+        /// (Pre-specialized for the two element types the bearer delivers: a caller in another
+        /// module would otherwise run the generic code, looking up type metadata on every call.)
+        @_specialize(exported: true, where Element == [UInt8])
+        @_specialize(exported: true, where Element == ATTNotification)
         public mutating func next() async -> Element? {
             if index == batch.count {
                 batch = await reader.queue.nextBatch()

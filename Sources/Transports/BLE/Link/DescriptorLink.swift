@@ -81,6 +81,13 @@ final class DescriptorLink: Sendable {
     /// what it costs while the link is quiet.
     var readingThreadID: Int32? { readerThread.withLock { $0 } }
 
+    /// Bytes read and queued for a consumer that has not taken them (tests: the link reads
+    /// before anyone asks).
+    var queuedBytes: Int { queue.waitingBytes }
+
+    /// The most one read takes.
+    var readBufferSize: Int { behaviour.readBufferSize }
+
     func incoming() -> AsyncThrowingStream<[UInt8], any Error> {
         let first = state.withLock { state in
             defer { state.incomingTaken = true }
@@ -224,6 +231,8 @@ final class DescriptorLink: Sendable {
         var streaming = false
         // Set once a receiver has taken over from the queue (and got what the queue held).
         var receiver: (any HCIChunkReceiver)?
+        // Built once: an option-set literal in the loop costs a generic set construction per arrival.
+        let hangUpOrError: FileDescriptor.PollEvents = FileDescriptor.PollEvents.hangUp.union(.error)
         while !state.withLock({ $0.closing }) {
             var hungUp = false
             if !streaming {
@@ -247,7 +256,7 @@ final class DescriptorLink: Sendable {
                     failure = .io("\(description): descriptor became invalid")
                     break
                 }
-                hungUp = !events.isDisjoint(with: [.hangUp, .error])
+                hungUp = !events.isDisjoint(with: hangUpOrError)
             }
             let read = buffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) -> Int in try fd.read(into: raw) } }
             guard case .success(let count) = read else {
