@@ -26,15 +26,27 @@ import Testing
 
     // MARK: NotificationQueue
 
-    @Test func aBatchPushedAtOnceIsTakenInOrderAtMostBatchLimitPerWait() async {
+    @Test func aBatchPushedAtOnceIsTakenInOrder() async {
         let queue = NotificationQueue<Int>(capacity: 1024, limit: 4096)
         let pushed = queue.push(contentsOf: Array(0..<300))
-        #expect(pushed.dropped == 0)
-        #expect(queue.batchLimit == 256)
-        let first = await queue.nextBatch()
-        let second = await queue.nextBatch()
-        #expect(first == Array(0..<256))
-        #expect(second == Array(256..<300))
+        #expect(pushed.dropped == 0 && !pushed.congested)
+        var seen: [Int] = []
+        for _ in 0..<300 { seen.append(await queue.next() ?? -1) }
+        #expect(seen == Array(0..<300))
+    }
+
+    /// `hwprobe check` races a fresh iterator against a deadline for every value: a batch
+    /// must stay in the shared queue, not in the iterator that took its first value.
+    @Test func aFreshIteratorForEachValueLosesNoneOfABatch() async {
+        let queue = NotificationQueue<Int>(capacity: 1024, limit: 4096)
+        let values = NotificationValues(queue)
+        queue.push(contentsOf: Array(0..<10))
+        var seen: [Int] = []
+        for _ in 0..<10 {
+            var iterator = values.makeAsyncIterator()
+            seen.append(await iterator.next() ?? -1)
+        }
+        #expect(seen == Array(0..<10))
     }
 
     @Test func aWaitingConsumerGetsAWholeBatchInOneResume() async {
@@ -194,6 +206,18 @@ import Testing
         #expect(await receiver.bytes(count: expected.count) == expected)
         await link.close()
         #expect(await receiver.end() == .some(nil), "a local close ends the receiver without a failure")
+    }
+
+    @Test func aReceiverThatComesAfterThePeerHungUpGetsWhatWasReadThenTheEnd() async throws {
+        let (link, peer, _) = try DescriptorLinkTests.pair()
+        try LinkPeer.write(peer, [7, 8, 9])
+        close(peer)
+        // The reading thread has seen the end once it released the descriptor.
+        while link.rawDescriptor != nil { await Task.yield() }
+        let receiver = RecordingReceiver()
+        link.deliver(to: receiver)
+        #expect(await receiver.bytes(count: 3) == [7, 8, 9])
+        #expect(await receiver.end() == .some(.closedByPeer("test")))
     }
 
     @Test func aReceiverThatIsBehindStopsTheReadingThreadSoTheKernelPushesBack() async throws {

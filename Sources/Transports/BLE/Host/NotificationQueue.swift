@@ -24,11 +24,11 @@ protocol SubscriberQueue: AnyObject, Sendable {
 /// drain within the host's limit is *stalled*: the host stops waiting for it, its queue keeps the
 /// newest `capacity` values and counts the older ones it let go, until it drains again.
 ///
-/// Values move in batches: what one chunk from the controller brought is pushed at once (one
-/// resume of a waiting consumer, not one per value), and the consumer takes up to `batchLimit`
-/// values per wait, so a subscriber that is behind catches up without a lock and a wake-up per
-/// value. A batch in the consumer's hands is out of the queue, so at most `batchLimit` values
-/// are held beyond the queue's own bounds.
+/// Values arrive in batches: what one chunk from the controller brought is pushed at once, so a
+/// waiting consumer is resumed once for the lot (it gets the first, the rest wait in the queue
+/// and it takes them without suspending). The consumer still takes one value at a time from the
+/// shared queue: every iterator of a sequence sees the next value, so a caller that makes a
+/// fresh iterator for each value (racing it against a deadline) loses nothing.
 final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
     let capacity: Int
     let limit: Int
@@ -36,8 +36,7 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
     private struct State {
         var items: [Element] = []
         var head = 0
-        /// The consumer waiting for its next batch (empty means the end).
-        var consumer: CheckedContinuation<[Element], Never>?
+        var consumer: CheckedContinuation<Element?, Never>?
         var producer: CheckedContinuation<Void, Never>?
         var finished = false
         /// Every handle on the consumer's side (the sequence and its iterators) is gone.
@@ -52,15 +51,6 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
             head += 1
             compact()
             return item
-        }
-
-        /// Up to `limit` values from the front, in order.
-        mutating func take(upTo limit: Int) -> [Element] {
-            let end = min(items.count, head + limit)
-            let batch = Array(items[head..<end])
-            head = end
-            compact()
-            return batch
         }
 
         private mutating func compact() {
@@ -80,9 +70,6 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
 
     private var highWater: Int { capacity * 3 / 4 }
     private var lowWater: Int { capacity / 4 }
-    /// The most values the consumer takes per wait: the low-water mark, so what it holds outside
-    /// the queue never exceeds what the queue may hold when the host reads on.
-    var batchLimit: Int { lowWater }
 
     /// Values let go because the queue was full.
     var dropped: Int { state.withLock { $0.dropped } }
@@ -105,14 +92,13 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
     func push(contentsOf values: [Element]) -> (dropped: Int, congested: Bool) {
         var outcome = (dropped: 0, congested: false)
         guard !values.isEmpty else { return outcome }
-        let handOver = state.withLock { s -> (CheckedContinuation<[Element], Never>, [Element])? in
+        let handOver = state.withLock { s -> (CheckedContinuation<Element?, Never>, Element)? in
             guard !s.finished, !s.abandoned else { return nil }
             var rest = values[...]
-            var handOver: (CheckedContinuation<[Element], Never>, [Element])?
-            if let consumer = s.consumer {
+            var handOver: (CheckedContinuation<Element?, Never>, Element)?
+            if let consumer = s.consumer, let first = rest.popFirst() {
                 s.consumer = nil
-                handOver = (consumer, Array(rest.prefix(batchLimit)))
-                rest = rest.dropFirst(batchLimit)
+                handOver = (consumer, first)
             }
             for value in rest {
                 if s.depth >= (s.stalled ? capacity : limit) {
@@ -125,7 +111,7 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
             outcome.congested = !s.stalled && s.depth >= highWater
             return handOver
         }
-        if let (consumer, batch) = handOver { consumer.resume(returning: batch) }
+        if let (consumer, first) = handOver { consumer.resume(returning: first) }
         return outcome
     }
 
@@ -136,7 +122,7 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
             defer { s.consumer = nil; s.producer = nil }
             return (s.depth == 0 ? s.consumer : nil, s.producer)
         }
-        consumer?.resume(returning: [])
+        consumer?.resume(returning: nil)
         producer?.resume()
     }
 
@@ -189,24 +175,24 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
         producer?.resume()
     }
 
-    /// The next values in order, at most `batchLimit`, waiting for one; empty once the
-    /// subscription has ended (or the caller is cancelled).
-    func nextBatch() async -> [Element] {
+    /// The next value, waiting for one; nil once the subscription has ended (or the caller is
+    /// cancelled).
+    func next() async -> Element? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[Element], Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
                 var producer: CheckedContinuation<Void, Never>?
-                let outcome = state.withLock { s -> [Element]? in
+                let outcome = state.withLock { s -> Element?? in
                     if s.depth > 0 {
-                        let batch = s.take(upTo: batchLimit)
+                        let item = s.take()
                         if s.depth <= lowWater {
                             producer = s.producer
                             s.producer = nil
                             s.stalled = false
                         }
-                        return batch
+                        return .some(item)
                     }
                     s.stalled = false
-                    if s.finished || Task.isCancelled { return [] }
+                    if s.finished || Task.isCancelled { return .some(nil) }
                     s.consumer = continuation
                     return nil
                 }
@@ -218,7 +204,7 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
                 defer { s.consumer = nil }
                 return s.consumer
             }
-            consumer?.resume(returning: [])
+            consumer?.resume(returning: nil)
         }
     }
 }
@@ -240,18 +226,10 @@ public struct NotificationValues<Element: Sendable>: AsyncSequence, Sendable {
         reader = Reader(queue)
     }
 
-    /// Takes values one at a time, fetched from the queue in batches (all that is waiting, up to
-    /// the queue's batch limit), so a subscriber that is behind pays one wait per batch, not per
-    /// value; ends when the link ends or the task is cancelled.
+    /// Takes values one at a time from the shared queue; ends when the link ends or the task is
+    /// cancelled.
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate let reader: Reader
-        /// Values taken from the queue and not yet returned, from `index` on.
-        private var batch: [Element] = []
-        private var index = 0
-
-        fileprivate init(reader: Reader) {
-            self.reader = reader
-        }
 
         /// The next value, waiting for one; nil once the subscription has ended.
         /// (Pre-specialized for the two element types the bearer delivers: a caller in another
@@ -259,18 +237,11 @@ public struct NotificationValues<Element: Sendable>: AsyncSequence, Sendable {
         @_specialize(exported: true, where Element == [UInt8])
         @_specialize(exported: true, where Element == ATTNotification)
         public mutating func next() async -> Element? {
-            if index == batch.count {
-                batch = await reader.queue.nextBatch()
-                index = 0
-                if batch.isEmpty { return nil }
-            }
-            defer { index += 1 }
-            return batch[index]
+            await reader.queue.next()
         }
     }
 
-    /// An iterator over the shared queue; copies of the sequence share its values (each
-    /// iterator holds the batch it took).
+    /// An iterator over the shared queue; copies of the sequence share its values.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(reader: reader)
     }

@@ -108,17 +108,26 @@ final class DescriptorLink: Sendable {
     /// it came first (the thread is woken to hand them over at once). Replaces ``incoming()``:
     /// one consumer, whichever way it reads.
     func deliver(to receiver: any HCIChunkReceiver) {
-        let first = state.withLock { state in
+        enum Start { case taken, running, ended(HCILinkError?, drain: Bool) }
+        let start = state.withLock { state -> Start in
             defer { state.incomingTaken = true }
-            guard !state.incomingTaken else { return false }
+            guard !state.incomingTaken else { return .taken }
+            // Already over (the peer hung up before anyone asked): what was read, then the end.
+            if state.finished { return .ended(state.failure, drain: !state.closing) }
             state.receiver = receiver
-            return true
+            return .running
         }
-        guard first else {
+        switch start {
+        case .taken:
             receiver.ended(.io("\(description): the link already has a consumer; it has exactly one"))
-            return
+        case .running:
+            wake?.signal()
+        case .ended(let failure, let drain):
+            if drain {
+                for chunk in queue.drain() { _ = chunk.withUnsafeBytes { receiver.receive($0) } }
+            }
+            receiver.ended(failure)
         }
-        wake?.signal()
     }
 
     /// Writes every byte without ever blocking a thread of Swift's cooperative pool: what the
@@ -211,14 +220,14 @@ final class DescriptorLink: Sendable {
     }
 
     private func finish(_ failure: HCILinkError?) {
-        let first = state.withLock { state in
+        let (first, receiver) = state.withLock { state in
             defer { state.finished = true }
             if !state.finished && !state.closing { state.failure = failure }
-            return !state.finished
+            return (!state.finished, state.receiver)
         }
         guard first else { return }
         queue.finish(failure)
-        state.withLock { $0.receiver }?.ended(failure)
+        receiver?.ended(failure)
     }
 
     private func readLoop(_ fd: FileDescriptor) {
