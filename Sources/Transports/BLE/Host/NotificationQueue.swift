@@ -178,7 +178,10 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
     /// The next value, waiting for one; nil once the subscription has ended (or the caller is
     /// cancelled).
     func next() async -> Element? {
-        await withTaskCancellationHandler {
+        // The common case while values stream in batches: one is waiting. Taken without the
+        // continuation and cancellation-handler set-up, which cost more than the value itself.
+        if let ready = takeWaiting() { return ready }
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
                 var producer: CheckedContinuation<Void, Never>?
                 let outcome = state.withLock { s -> Element?? in
@@ -206,6 +209,26 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
             }
             consumer?.resume(returning: nil)
         }
+    }
+}
+
+extension NotificationQueue {
+    /// The oldest value when one is waiting (waking the host when that brings the queue down to
+    /// the low-water mark); nil when the queue is empty.
+    private func takeWaiting() -> Element? {
+        var producer: CheckedContinuation<Void, Never>?
+        let item = state.withLock { s -> Element? in
+            guard s.depth > 0 else { return nil }
+            let item = s.take()
+            if s.depth <= lowWater {
+                producer = s.producer
+                s.producer = nil
+                s.stalled = false
+            }
+            return item
+        }
+        producer?.resume()
+        return item
     }
 }
 
