@@ -10,7 +10,7 @@
 //
 // The last line of a successful run is machine-readable, for CI:
 //   ratio ble.notification-cpu <our CPU per notification / bumble's host's, medians>
-// A short form (`--count 2000 --rounds 1`) takes about 10–20 s, most of it Python starting.
+// A short form (`--count 2000 --rounds 1`) takes a few seconds (about 3 s here, unloaded).
 //
 // scripts/bench-ble does the setup (peer venv, release build) and runs it.
 
