@@ -7,7 +7,7 @@ import Synchronization
 /// Why: a device thread that must also notice "stop" used to poll with a short timeout and check
 /// a flag on every tick, waking twenty times a second while nothing happened. With a wake event
 /// it waits for ever, and wakes exactly when the device has something or somebody calls
-/// ``signal()``. The event stays signalled until ``close()``, so a waiter that comes late still
+/// ``signal()``. The event stays signalled until ``close()`` (or ``reset()``), so a waiter that comes late still
 /// returns at once, and signalling after close is harmless (the descriptor number is never
 /// written to once released, so it cannot hit a file opened later under the same number).
 package final class WakeEvent: Sendable {
@@ -30,6 +30,17 @@ package final class WakeEvent: Sendable {
         }
     }
 
+    /// Clears the signal, for a waiter woken for more than stopping (a link's reading thread is
+    /// also woken when a receiver takes over): it clears, then looks at every reason it may have
+    /// been woken for, so a signal that comes after the clear is seen by its next wait.
+    package func reset() {
+        descriptor.withLock { fd in
+            guard let fd else { return }
+            var count: UInt64 = 0
+            _ = Glibc.read(fd.rawValue, &count, MemoryLayout<UInt64>.size)
+        }
+    }
+
     /// Releases the eventfd; later ``signal()`` calls do nothing, later waits see it as signalled.
     package func close() {
         descriptor.withLock { fd in
@@ -49,6 +60,13 @@ extension FileDescriptor {
         package var events: PollEvents
         /// Whether the wake event was signalled (or closed).
         package var woken: Bool
+
+        /// What a wait ended with; for a caller that waits another way (a plain timeout) but
+        /// reports the same.
+        package init(events: PollEvents, woken: Bool) {
+            self.events = events
+            self.woken = woken
+        }
     }
 
     /// Waits until the descriptor has one of `events`, `wake` is signalled, or the timeout

@@ -222,47 +222,69 @@ public final class ATTBearer: Sendable {
     /// target's stand-in peer).
     /// Returns whether a subscriber is now behind (see `roomForSubscribers()`).
     @_spi(Fuzzing) @discardableResult public func receive(_ bytes: [UInt8]) -> Bool {
-        var congested = false
-        var answer: (CheckedContinuation<ATTPDU, any Error>, Result<ATTPDU, BLEError>)?
-        var mtuChanged: UInt16?
-        let sends = state.withLock { s -> [ATTPDU] in
-            let sentBefore = s.transactions.requestsSent
-            let (receipt, sends) = s.transactions.receive(bytes)
-            switch receipt {
-            case .response(let id, let pdu):
-                if let waiter = s.waiters.removeValue(forKey: id) { answer = (waiter, .success(pdu)) }
-            case .failure(let id, let error):
-                if let waiter = s.waiters.removeValue(forKey: id) { answer = (waiter, .failure(error)) }
-            case .notification(let handle, let value), .indication(let handle, let value):
-                s.notificationsReceived += 1
-                for subscriber in s.subscribers[handle] ?? [] {
-                    let pushed = subscriber.push(value)
-                    if pushed.dropped { s.notificationsDropped += 1 }
-                    congested = congested || pushed.congested
-                }
-                if !s.everything.isEmpty {
-                    let notification = ATTNotification(handle: handle, value: value)
-                    for subscriber in s.everything {
-                        let pushed = subscriber.push(notification)
-                        if pushed.dropped { s.notificationsDropped += 1 }
-                        congested = congested || pushed.congested
+        receive(CollectionOfOne(bytes))
+    }
+
+    /// PDUs that arrived together (one chunk from the controller), in order: each subscriber gets
+    /// its share of the values in one hand-over, so it is resumed once however many came.
+    /// Returns whether a subscriber is now behind (see `roomForSubscribers()`).
+    @discardableResult
+    func receive(_ pdus: some Collection<[UInt8]>) -> Bool {
+        var answers: [(CheckedContinuation<ATTPDU, any Error>, Result<ATTPDU, BLEError>)] = []
+        var mtuChanges: [UInt16] = []
+        var values: [(queue: NotificationQueue<[UInt8]>, batch: [[UInt8]])] = []
+        var everything: [ATTNotification] = []
+        let (sends, everyQueue) = state.withLock { s -> ([ATTPDU], [NotificationQueue<ATTNotification>]) in
+            var sends: [ATTPDU] = []
+            for bytes in pdus {
+                let sentBefore = s.transactions.requestsSent
+                let (receipt, more) = s.transactions.receive(bytes)
+                sends += more
+                switch receipt {
+                case .response(let id, let pdu):
+                    if let waiter = s.waiters.removeValue(forKey: id) { answers.append((waiter, .success(pdu))) }
+                case .failure(let id, let error):
+                    if let waiter = s.waiters.removeValue(forKey: id) { answers.append((waiter, .failure(error))) }
+                case .notification(let handle, let value), .indication(let handle, let value):
+                    s.notificationsReceived += 1
+                    for subscriber in s.subscribers[handle] ?? [] {
+                        if let index = values.firstIndex(where: { $0.queue === subscriber }) {
+                            values[index].batch.append(value)
+                        } else {
+                            values.append((subscriber, [value]))
+                        }
                     }
+                    if !s.everything.isEmpty { everything.append(ATTNotification(handle: handle, value: value)) }
+                case .mtuChanged(let mtu):
+                    mtuChanges.append(mtu)
+                case .dropped:
+                    break
                 }
-            case .mtuChanged(let mtu):
-                mtuChanged = mtu
-            case .dropped:
-                break
+                // The outstanding request was answered, or the next one went out: its own timer.
+                if s.transactions.outstanding == nil || s.transactions.requestsSent != sentBefore {
+                    disarmTimer(in: &s)
+                    if s.transactions.outstanding != nil { armTimer(in: &s) }
+                }
             }
-            // The outstanding request was answered, or the next one went out: its own timer.
-            if s.transactions.outstanding == nil || s.transactions.requestsSent != sentBefore {
-                disarmTimer(in: &s)
-                if s.transactions.outstanding != nil { armTimer(in: &s) }
-            }
-            return sends
+            return (sends, everything.isEmpty ? [] : s.everything)
         }
+        // The queues have locks of their own: values are handed over outside the bearer's.
+        var congested = false
+        var dropped = 0
+        for (queue, batch) in values {
+            let pushed = queue.push(contentsOf: batch)
+            dropped += pushed.dropped
+            congested = congested || pushed.congested
+        }
+        for queue in everyQueue {
+            let pushed = queue.push(contentsOf: everything)
+            dropped += pushed.dropped
+            congested = congested || pushed.congested
+        }
+        if dropped > 0 { state.withLock { $0.notificationsDropped += dropped } }
         for pdu in sends { outbox.yield(pdu.encoded) }
-        if let (waiter, result) = answer { waiter.resume(with: result.mapError { $0 as any Error }) }
-        if let mtuChanged { events?(.mtuExchanged(link: link, mtu: mtuChanged)) }
+        for (waiter, result) in answers { waiter.resume(with: result.mapError { $0 as any Error }) }
+        for mtu in mtuChanges { events?(.mtuExchanged(link: link, mtu: mtu)) }
         return congested
     }
 

@@ -7,9 +7,11 @@ import Synchronization
 /// fixed-channel router with LE signalling (`ConnectionParameters` checks), and each link's ATT
 /// bearer (`ATTClientTransactions` inside `ATTBearer`).
 ///
-/// Everything the controller says arrives through one reader and is handled synchronously on the
-/// actor: a notification is parsed from ACL to ATT where its bytes arrive and handed to its
-/// subscriber in one hop. Everything the host says goes out through one ordered outbox. Every
+/// Everything the controller says is framed and parsed where its bytes arrive, by the host's
+/// `HCIReceiver` on the link's reading thread: ATT on an open link goes straight to its bearer
+/// from there (a notification reaches its subscriber in one hop, a chunk's values in one
+/// hand-over), and everything else — events, signalling, data for a link still being opened —
+/// comes to this actor in stream order through the receiver's bounded inbox. Everything the host says goes out through one ordered outbox. Every
 /// awaiting call honours cancellation (it returns `BLEError.cancelled` at once and whatever it
 /// started is undone or left to finish harmlessly), and every wait has a deadline.
 public actor HCIHost {
@@ -41,11 +43,12 @@ public actor HCIHost {
     private let outgoing: AsyncStream<HCIPacket>
     private var writer: Task<Void, Never>?
 
-    private var framer = H4Framer()
+    /// The receive path, run where the bytes arrive (see `HCIReceiver`).
+    private let receiver: HCIReceiver
+    /// Takes what the receiver hands the actor, in order.
     private var reader: Task<Void, Never>?
-    /// Bearers whose subscribers fell behind while the last chunk was handled: the reader waits
-    /// for them (bounded) before it takes the next chunk, so the transport pushes back.
-    private var congested: [ATTBearer] = []
+    /// Feeds the receiver from `incoming()` when the stream has no reading thread to run it on.
+    private var pump: Task<Void, Never>?
     private var failure: BLEError?
     private var nextID = 0
 
@@ -84,7 +87,6 @@ public actor HCIHost {
 
     // Links.
     private var connections: [UInt16: BLEConnection] = [:]
-    private var reassembler = ACLReassembler()
     private var acl = ACLScheduler(fragmentLength: 27, bufferCount: 1)
     private var aclRoomWaiters: [CheckedContinuation<Void, Never>] = []
     private var disconnectWaiters: [UInt16: [CheckedContinuation<Void, Never>]] = [:]
@@ -95,7 +97,7 @@ public actor HCIHost {
     private var nextSerial = 0
 
     /// Counters a test or benchmark can read.
-    public var ignoredPackets: Int { otherIgnoredPackets + reassembler.dropped }
+    public var ignoredPackets: Int { otherIgnoredPackets + receiver.ignored }
     private var otherIgnoredPackets = 0
     /// Parameter requests refused as outside the specification's ranges.
     public private(set) var refusedParameterRequests = 0
@@ -110,6 +112,7 @@ public actor HCIHost {
         self.clock = clock
         self.configuration = configuration
         self.events = events
+        receiver = HCIReceiver(snoop: snoop, tap: tap)
         (outgoing, outbox) = AsyncStream.makeStream(of: HCIPacket.self)
     }
 
@@ -128,19 +131,16 @@ public actor HCIHost {
                 }
             }
         }
-        let incoming = stream.incoming()
-        // Isolated to this actor (it captures self): each chunk is handled where it resumes, with
-        // no further hop. It ends when the link does (close() closes the stream).
+        let inbox = receiver.inbox
+        // Isolated to this actor (it captures self): each item is handled where it resumes, with
+        // no further hop. It ends when the link does (the receiver's last item says why).
         reader = Task { [self] in
-            do {
-                for try await chunk in incoming {
-                    receive(chunk)
-                    while let bearer = congested.popLast() { await bearer.roomForSubscribers() }
-                }
-                fail(.transport("the controller closed the link"))
-            } catch {
-                fail(.transport("\(error)"))
-            }
+            while let item = await inbox.next() { take(item) }
+        }
+        if let direct = stream as? any HCIReceivingStream {
+            direct.deliver(to: receiver)
+        } else {
+            pump = stream.pump(into: receiver)
         }
         try await initialize()
     }
@@ -176,6 +176,8 @@ public actor HCIHost {
         fail(.transport("closed"))
         outbox.finish()
         await stream.close()
+        receiver.ended(nil)
+        pump?.cancel()
         snoop?.close()
     }
 
@@ -196,6 +198,7 @@ public actor HCIHost {
         connectAttempt?.continuation?.resume(throwing: error)
         connectAttempt = nil
         for (handle, connection) in connections {
+            receiver.close(handle)
             connection.linkClosed(.transportLost("\(error)"))
             wakeDisconnectWaiters(handle)
         }
@@ -300,30 +303,18 @@ public actor HCIHost {
 
     // MARK: incoming
 
-    private func receive(_ chunk: [UInt8]) {
-        guard failure == nil else { return }
-        let packets: [HCIPacket]
-        do {
-            packets = try framer.feed(chunk)
-        } catch {
-            fail(.protocolError("\(error)"))
-            return
-        }
-        for packet in packets {
-            snoop?.record(packet.h4Bytes, sentByHost: false)
-            tap?.record(packet, sentByHost: false)
-            switch packet {
-            case .event(let raw):
-                guard let event = try? HCIEvent(parsing: raw) else {
-                    otherIgnoredPackets += 1
-                    continue
-                }
-                handle(event)
-            case .acl(let packet):
-                receiveACL(packet)
-            case .command, .other:
-                otherIgnoredPackets += 1
-            }
+    /// What the receive path handed over, in stream order.
+    private func take(_ item: HCIReceiver.Inbound) {
+        switch item {
+        case .event(let event):
+            guard failure == nil else { return }
+            handle(event)
+        case .frame(let handle, let frame):
+            defer { receiver.frameHandled(handle) }
+            guard failure == nil else { return }
+            receiveFrame(frame, handle: handle)
+        case .ended(let error):
+            fail(error)
         }
     }
 
@@ -469,6 +460,7 @@ public actor HCIHost {
                                        events: events)
         connections[complete.handle] = connection
         acl.open(complete.handle)
+        receiver.open(complete.handle, connection.bearer)
         events?(.connected(connection.peer, link: complete.handle))
         return connection
     }
@@ -560,7 +552,7 @@ public actor HCIHost {
         }
         // Packets the controller had not confirmed for this link come back as credits.
         for fragment in acl.close(handle) { emit(.acl(fragment)) }
-        reassembler.forget(handle: handle)
+        receiver.close(handle)
         wakeDisconnectWaiters(handle)
         wakeACLRoomWaiters()
     }
@@ -602,17 +594,18 @@ public actor HCIHost {
         for fragment in fragments { emit(.acl(fragment)) }
     }
 
-    private func receiveACL(_ packet: ACLPacket) {
-        guard let connection = connections[packet.handle] else {
+    /// A whole L2CAP PDU the receive path could not hand to a bearer itself: signalling, the
+    /// security manager, or ATT on a link whose opening the actor has not finished.
+    private func receiveFrame(_ frame: L2CAPFrame, handle: UInt16) {
+        guard let connection = connections[handle] else {
             otherIgnoredPackets += 1
             return
         }
-        guard let frame = reassembler.add(packet) else { return }
         switch frame.channel {
         case L2CAPFrame.att:
-            if connection.bearer.receive(frame.payload), !congested.contains(where: { $0 === connection.bearer }) {
-                congested.append(connection.bearer)
-            }
+            // Rare (a PDU that came before the link was opened here): the wait for a subscriber
+            // that is behind is the receive path's, on its next chunk.
+            connection.bearer.receive(frame.payload)
         case L2CAPFrame.leSignaling:
             signaling(frame.payload, on: connection.handle)
         case L2CAPFrame.securityManager:

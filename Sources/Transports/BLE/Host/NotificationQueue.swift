@@ -23,6 +23,12 @@ protocol SubscriberQueue: AnyObject, Sendable {
 /// (one chunk read from the transport can carry hundreds of values). A consumer that does not
 /// drain within the host's limit is *stalled*: the host stops waiting for it, its queue keeps the
 /// newest `capacity` values and counts the older ones it let go, until it drains again.
+///
+/// Values arrive in batches: what one chunk from the controller brought is pushed at once, so a
+/// waiting consumer is resumed once for the lot (it gets the first, the rest wait in the queue
+/// and it takes them without suspending). The consumer still takes one value at a time from the
+/// shared queue: every iterator of a sequence sees the next value, so a caller that makes a
+/// fresh iterator for each value (racing it against a deadline) loses nothing.
 final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
     let capacity: Int
     let limit: Int
@@ -43,11 +49,15 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
         mutating func take() -> Element {
             let item = items[head]
             head += 1
+            compact()
+            return item
+        }
+
+        private mutating func compact() {
             if head == items.count || head > 256 {
                 items.removeFirst(head)
                 head = 0
             }
-            return item
         }
     }
 
@@ -72,23 +82,36 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
     /// to go to make room, and whether the queue is now congested (the host should wait).
     @discardableResult
     func push(_ value: Element) -> (dropped: Bool, congested: Bool) {
-        var outcome = (dropped: false, congested: false)
-        let consumer = state.withLock { s -> CheckedContinuation<Element?, Never>? in
+        let pushed = push(contentsOf: [value])
+        return (pushed.dropped > 0, pushed.congested)
+    }
+
+    /// Hands `values` to the consumer in order, resuming it (once) when it waits. Says how many
+    /// of the oldest values had to go to make room, and whether the queue is now congested.
+    @discardableResult
+    func push(contentsOf values: [Element]) -> (dropped: Int, congested: Bool) {
+        var outcome = (dropped: 0, congested: false)
+        guard !values.isEmpty else { return outcome }
+        let handOver = state.withLock { s -> (CheckedContinuation<Element?, Never>, Element)? in
             guard !s.finished, !s.abandoned else { return nil }
-            if let consumer = s.consumer {
+            var rest = values[...]
+            var handOver: (CheckedContinuation<Element?, Never>, Element)?
+            if let consumer = s.consumer, let first = rest.popFirst() {
                 s.consumer = nil
-                return consumer
+                handOver = (consumer, first)
             }
-            if s.depth >= (s.stalled ? capacity : limit) {
-                _ = s.take()
-                s.dropped += 1
-                outcome.dropped = true
+            for value in rest {
+                if s.depth >= (s.stalled ? capacity : limit) {
+                    _ = s.take()
+                    s.dropped += 1
+                    outcome.dropped += 1
+                }
+                s.items.append(value)
             }
-            s.items.append(value)
             outcome.congested = !s.stalled && s.depth >= highWater
-            return nil
+            return handOver
         }
-        consumer?.resume(returning: value)
+        if let (consumer, first) = handOver { consumer.resume(returning: first) }
         return outcome
     }
 
@@ -152,8 +175,13 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
         producer?.resume()
     }
 
-    fileprivate func next() async -> Element? {
-        await withTaskCancellationHandler {
+    /// The next value, waiting for one; nil once the subscription has ended (or the caller is
+    /// cancelled).
+    func next() async -> Element? {
+        // The common case while values stream in batches: one is waiting. Taken without the
+        // continuation and cancellation-handler set-up, which cost more than the value itself.
+        if let ready = takeWaiting() { return ready }
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
                 var producer: CheckedContinuation<Void, Never>?
                 let outcome = state.withLock { s -> Element?? in
@@ -184,6 +212,26 @@ final class NotificationQueue<Element: Sendable>: SubscriberQueue, Sendable {
     }
 }
 
+extension NotificationQueue {
+    /// The oldest value when one is waiting (waking the host when that brings the queue down to
+    /// the low-water mark); nil when the queue is empty.
+    private func takeWaiting() -> Element? {
+        var producer: CheckedContinuation<Void, Never>?
+        let item = state.withLock { s -> Element? in
+            guard s.depth > 0 else { return nil }
+            let item = s.take()
+            if s.depth <= lowWater {
+                producer = s.producer
+                s.producer = nil
+                s.stalled = false
+            }
+            return item
+        }
+        producer?.resume()
+        return item
+    }
+}
+
 /// The values a subscription delivers, in the order they came; it ends when the link does (or
 /// the subscriber's task is cancelled). One consumer: the copies of a sequence share its values.
 public struct NotificationValues<Element: Sendable>: AsyncSequence, Sendable {
@@ -201,11 +249,16 @@ public struct NotificationValues<Element: Sendable>: AsyncSequence, Sendable {
         reader = Reader(queue)
     }
 
-    /// Takes values one at a time; ends when the link ends or the task is cancelled.
+    /// Takes values one at a time from the shared queue; ends when the link ends or the task is
+    /// cancelled.
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate let reader: Reader
 
         /// The next value, waiting for one; nil once the subscription has ended.
+        /// (Pre-specialized for the two element types the bearer delivers: a caller in another
+        /// module would otherwise run the generic code, looking up type metadata on every call.)
+        @_specialize(exported: true, where Element == [UInt8])
+        @_specialize(exported: true, where Element == ATTNotification)
         public mutating func next() async -> Element? {
             await reader.queue.next()
         }

@@ -60,6 +60,19 @@ final class ChunkQueue: Sendable {
         }
     }
 
+    /// From the reading thread, when a receiver takes over from the consumer: everything queued,
+    /// in order, leaving the queue empty.
+    func drain() -> [[UInt8]] {
+        state.withLock { s in
+            defer {
+                s.chunks = []
+                s.head = 0
+                s.bytes = 0
+            }
+            return Array(s.chunks[s.head...])
+        }
+    }
+
     /// From the reading thread: no more chunks; `failure` ends the consumer's stream with it.
     func finish(_ failure: HCILinkError?) {
         let consumer = state.withLock { s -> CheckedContinuation<[UInt8]?, any Error>? in

@@ -1,3 +1,4 @@
+import Dispatch
 import HAL
 import Foundation
 import LinuxIO
@@ -22,6 +23,11 @@ struct LinkBehaviour: Sendable {
     var writeStallLimit: Duration = .seconds(5)
     /// Bytes read and not yet taken by the host before the reading thread stops reading.
     var receiveBudget = 256 * 1024
+    /// Each read returns one whole packet (the user channel): after a read the next packet may
+    /// be waiting, so read on until the descriptor is empty. On a byte stream (TCP, a tty) a read
+    /// that fills less than the buffer has emptied it, so the thread goes straight back to poll
+    /// instead of spending a read on finding nothing (EAGAIN): two system calls per arrival, not three.
+    var readsWholePackets = false
 }
 
 /// One open, non-blocking descriptor with a dedicated reading thread.
@@ -51,6 +57,8 @@ final class DescriptorLink: Sendable {
         var finished = false
         var failure: HCILinkError?
         var incomingTaken = false
+        /// Runs on the reading thread instead of the queue, once ``deliver(to:)`` was called.
+        var receiver: (any HCIChunkReceiver)?
         var exited = false
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -73,6 +81,13 @@ final class DescriptorLink: Sendable {
     /// what it costs while the link is quiet.
     var readingThreadID: Int32? { readerThread.withLock { $0 } }
 
+    /// Bytes read and queued for a consumer that has not taken them (tests: the link reads
+    /// before anyone asks).
+    var queuedBytes: Int { queue.waitingBytes }
+
+    /// The most one read takes.
+    var readBufferSize: Int { behaviour.readBufferSize }
+
     func incoming() -> AsyncThrowingStream<[UInt8], any Error> {
         let first = state.withLock { state in
             defer { state.incomingTaken = true }
@@ -88,6 +103,32 @@ final class DescriptorLink: Sendable {
 
     /// The writers' turn-taking: one packet's bytes never interleave with another's.
     private let writers = AsyncLock()
+
+    /// Hands every chunk to `receiver` on the reading thread from now on, those queued before
+    /// it came first (the thread is woken to hand them over at once). Replaces ``incoming()``:
+    /// one consumer, whichever way it reads.
+    func deliver(to receiver: any HCIChunkReceiver) {
+        enum Start { case taken, running, ended(HCILinkError?, drain: Bool) }
+        let start = state.withLock { state -> Start in
+            defer { state.incomingTaken = true }
+            guard !state.incomingTaken else { return .taken }
+            // Already over (the peer hung up before anyone asked): what was read, then the end.
+            if state.finished { return .ended(state.failure, drain: !state.closing) }
+            state.receiver = receiver
+            return .running
+        }
+        switch start {
+        case .taken:
+            receiver.ended(.io("\(description): the link already has a consumer; it has exactly one"))
+        case .running:
+            wake?.signal()
+        case .ended(let failure, let drain):
+            if drain {
+                for chunk in queue.drain() { _ = chunk.withUnsafeBytes { receiver.receive($0) } }
+            }
+            receiver.ended(failure)
+        }
+    }
 
     /// Writes every byte without ever blocking a thread of Swift's cooperative pool: what the
     /// descriptor takes at once is written here, and a stalled rest is finished on a thread of its
@@ -179,37 +220,52 @@ final class DescriptorLink: Sendable {
     }
 
     private func finish(_ failure: HCILinkError?) {
-        let first = state.withLock { state in
+        let (first, receiver) = state.withLock { state in
             defer { state.finished = true }
             if !state.finished && !state.closing { state.failure = failure }
-            return !state.finished
+            return (!state.finished, state.receiver)
         }
         guard first else { return }
         queue.finish(failure)
+        receiver?.ended(failure)
     }
 
     private func readLoop(_ fd: FileDescriptor) {
         readerThread.withLock { $0 = CurrentThread.id }
         var buffer = [UInt8](repeating: 0, count: behaviour.readBufferSize)
         var failure: HCILinkError?
-        // After a read that brought bytes, read again before polling: while a peer streams, that
-        // is one system call per chunk instead of two. The first read that finds nothing
-        // (EAGAIN) goes back to waiting in poll: reading on would spin until the next byte.
+        // While bytes keep coming, read again before polling: one system call per chunk instead
+        // of two. The first read that finds nothing (EAGAIN), or on a byte stream a read that did
+        // not fill the buffer, goes back to waiting in poll: reading on would spin or find nothing.
         var streaming = false
+        // Set once a receiver has taken over from the queue (and got what the queue held).
+        var receiver: (any HCIChunkReceiver)?
+        // Built once: an option-set literal in the loop costs a generic set construction per arrival.
+        let hangUpOrError: FileDescriptor.PollEvents = FileDescriptor.PollEvents.hangUp.union(.error)
         while !state.withLock({ $0.closing }) {
             var hungUp = false
             if !streaming {
-                let events: FileDescriptor.PollEvents
-                do { events = try waitReadable(fd) } catch {
+                let poll: FileDescriptor.WakeablePoll
+                do { poll = try waitReadable(fd) } catch {
                     failure = .io("\(description): poll failed: \(error)")
                     break
                 }
+                if poll.woken {
+                    // Close or a new receiver: clear the signal, then look at both (a close that
+                    // signals after this is seen by the next poll, one before by the loop's check).
+                    wake?.reset()
+                    if receiver == nil, let arrived = state.withLock({ $0.receiver }) {
+                        receiver = arrived
+                        if !handOverQueued(to: arrived) { break }
+                    }
+                }
+                let events = poll.events
                 if events.isEmpty { continue }
                 if events.contains(.invalid) {
                     failure = .io("\(description): descriptor became invalid")
                     break
                 }
-                hungUp = !events.isDisjoint(with: [.hangUp, .error])
+                hungUp = !events.isDisjoint(with: hangUpOrError)
             }
             let read = buffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) -> Int in try fd.read(into: raw) } }
             guard case .success(let count) = read else {
@@ -220,10 +276,19 @@ final class DescriptorLink: Sendable {
                 if case .failure(let error) = read { failure = behaviour.readError(error) }
                 break
             }
-            streaming = count > 0
+            streaming = count > 0 && (behaviour.readsWholePackets || count == buffer.count)
             if count > 0 {
-                // Waits while the consumer is a budget behind: the kernel then pushes back.
-                if !queue.put(Array(buffer[..<count]), stop: { state.withLock { $0.closing } }) { break }
+                if receiver == nil, let arrived = state.withLock({ $0.receiver }) {
+                    receiver = arrived
+                    if !handOverQueued(to: arrived) { break }
+                }
+                if let receiver {
+                    let behind = buffer.withUnsafeBytes { raw in receiver.receive(UnsafeRawBufferPointer(rebasing: raw[..<count])) }
+                    if behind && !waitForRoom(in: receiver) { break }
+                } else if !queue.put(Array(buffer[..<count]), stop: { state.withLock { $0.closing } }) {
+                    // Waits while the consumer is a budget behind: the kernel then pushes back.
+                    break
+                }
             } else if behaviour.zeroReadIsEndOfFile || hungUp {
                 failure = behaviour.endOfFile
                 break
@@ -243,11 +308,42 @@ final class DescriptorLink: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Blocks until `fd` is readable (or hung up) or the link is closed; empty events mean
-    /// "look at the closing flag".
-    private func waitReadable(_ fd: FileDescriptor) throws(Errno) -> FileDescriptor.PollEvents {
-        guard let wake else { return try fd.poll(for: .readable, timeoutMilliseconds: Self.pollMilliseconds) }
-        return try fd.poll(for: .readable, orWake: wake).events
+    /// Gives a receiver that has just arrived what the queue held for it, in order. Returns
+    /// false when the link was closed meanwhile.
+    private func handOverQueued(to receiver: any HCIChunkReceiver) -> Bool {
+        for chunk in queue.drain() {
+            let behind = chunk.withUnsafeBytes { receiver.receive($0) }
+            if behind && !waitForRoom(in: receiver) { return false }
+        }
+        return true
+    }
+
+    /// The receiver is behind: this thread stops reading (so the kernel pushes back) until it
+    /// has room, looking every poll interval whether the link was closed. Returns false when it was.
+    private func waitForRoom(in receiver: any HCIChunkReceiver) -> Bool {
+        let room = DispatchSemaphore(value: 0)
+        let waiter = Task.detached {
+            await receiver.waitForRoom()
+            room.signal()
+        }
+        while room.wait(timeout: .now() + .milliseconds(Int(Self.pollMilliseconds))) == .timedOut {
+            if state.withLock({ $0.closing }) {
+                waiter.cancel()
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Blocks until `fd` is readable (or hung up) or the wake event is signalled (a close, a new
+    /// receiver); empty events mean "look at the closing flag". Without a wake event it polls
+    /// with a timeout and reports each timeout as a wake.
+    private func waitReadable(_ fd: FileDescriptor) throws(Errno) -> FileDescriptor.WakeablePoll {
+        guard let wake else {
+            let events = try fd.poll(for: .readable, timeoutMilliseconds: Self.pollMilliseconds)
+            return FileDescriptor.WakeablePoll(events: events, woken: events.isEmpty)
+        }
+        return try fd.poll(for: .readable, orWake: wake)
     }
 }
 

@@ -36,7 +36,7 @@ public final class HCIUserChannelStream: HCIByteStream {
         }
         link = DescriptorLink(fd: fd, description: DeviceURI.hci(index: controller).description, behaviour: LinkBehaviour(
             readBufferSize: HCIUserChannelABI.maximumPacket,
-            zeroReadIsEndOfFile: false, endOfFile: .deviceVanished(device), readError: gone, writeError: gone))
+            zeroReadIsEndOfFile: false, endOfFile: .deviceVanished(device), readError: gone, writeError: gone, readsWholePackets: true))
     }
 
     deinit { link.requestClose() }
@@ -67,4 +67,9 @@ public final class HCIUserChannelStream: HCIByteStream {
         default: .system("Bluetooth \(step) on hci\(controller): \(error)")
         }
     }
+}
+
+extension HCIUserChannelStream: HCIReceivingStream {
+    /// Runs `receiver` on the link's reading thread (see HCIChunkReceiver).
+    package func deliver(to receiver: any HCIChunkReceiver) { link.deliver(to: receiver) }
 }

@@ -78,3 +78,8 @@ public final class SerialHCIStream: HCIByteStream {
         return fd
     }
 }
+
+extension SerialHCIStream: HCIReceivingStream {
+    /// Runs `receiver` on the link's reading thread (see HCIChunkReceiver).
+    package func deliver(to receiver: any HCIChunkReceiver) { link.deliver(to: receiver) }
+}

@@ -62,3 +62,8 @@ public final class TCPHCIStream: HCIByteStream {
         }
     }
 }
+
+extension TCPHCIStream: HCIReceivingStream {
+    /// Runs `receiver` on the link's reading thread (see HCIChunkReceiver).
+    package func deliver(to receiver: any HCIChunkReceiver) { link.deliver(to: receiver) }
+}
