@@ -162,15 +162,36 @@ enum GateTrace {
         let gate = ChangeGate()
         let decoder = ZXingThenZBarDecoder(gate: gate)
         var reference: TileSignature?
+        var texts: [String] = []
         for frame in frames {
             let signature = TileSignature(frame)
             let changed = signature.flatMap { s in reference.map { s.changed(since: $0).filter { $0 }.count } }
             let before = gate.counts
-            let read = decoder.decode(frame).count
+            let symbols = decoder.decode(frame)
+            let read = symbols.count
+            for symbol in symbols {
+                let text = String(decoding: symbol.bytes, as: UTF8.self)
+                if !texts.contains(text) {
+                    texts.append(text)
+                    print("frame \(frame.sequence): read new code #\(texts.count): \(text.prefix(24))")
+                }
+            }
             let after = gate.counts
             let plan = after.whole > before.whole ? "whole" : after.cropped > before.cropped ? "part" : "skip"
             if plan != "skip" { reference = signature }
             print("frame \(frame.sequence): \(plan), \(changed.map(String.init) ?? "-") tiles changed, \(read) codes")
+        }
+        // The same frames through the arrangement without the gate, for what the gate missed.
+        let every = ZXingThenZBarDecoder()
+        var everyTexts: [String] = []
+        for frame in frames {
+            for symbol in every.decode(frame) {
+                let text = String(decoding: symbol.bytes, as: UTF8.self)
+                if !everyTexts.contains(text) {
+                    everyTexts.append(text)
+                    print("every: frame \(frame.sequence): read new code #\(everyTexts.count): \(text.prefix(24))\(texts.contains(text) ? "" : "   (missed by the gate)")")
+                }
+            }
         }
     }
 }

@@ -236,6 +236,30 @@ import TestKit
         #expect(read == VB1Vector.codes)
     }
 
+    /// Close to a 1080p camera a code's modules are 8–10 pixels: its tiles change less from pixel
+    /// to pixel than small modules do, and must still count as texture (the benchmark's 1080p
+    /// video lost three of its eight codes to a bar set for small modules).
+    @Test func aCodeWithLargeModulesArrivingIsLookedAt() throws {
+        let (width, height) = (1920, 1080)
+        func frame(_ code: String?, seed: UInt64) throws -> GrayFrame {
+            var pixels = [UInt8](repeating: 0, count: width * height)
+            for y in 0..<height { for x in 0..<width { pixels[y * width + x] = UInt8(100 + 40 * x / width) } }
+            if let code { QRFixture.draw(try QRFixture.modules(code), scale: 9, at: 700, 200, into: &pixels, width: width) }
+            // A little out of focus and lit softly, as the benchmark's close-up cards are.
+            let soft = ImageOps.boxBlurred(GrayFrame(width: width, height: height, pixels: pixels.map { 60 + $0 / 2 },
+                                                     timestamp: .zero, sequence: seed), radius: 2)
+            return ImageOps.noisy(soft, amplitude: 5, seed: seed)
+        }
+        let gate = ChangeGate()
+        let empty = try frame(nil, seed: 1)
+        guard case .look(_, _, let signature) = gate.plan(for: empty) else { return }
+        gate.looked(at: nil, in: empty, signature: signature, read: [])
+        guard case .look = gate.plan(for: try frame(Self.code, seed: 2)) else {
+            Issue.record("a large code arriving is looked at")
+            return
+        }
+    }
+
     @Test func theDefaultDecoderByNameIsGatedAndTheEveryFrameOneIsNot() throws {
         let gated = try #require(try CodeDecoders.decoder(named: CodeDecoders.defaultName) as? ZXingThenZBarDecoder)
         #expect(gated.gate != nil && gated.name == "zxing+zbar")

@@ -60,9 +60,12 @@ package struct TileSignature: Sendable, Equatable {
         tile == other.tile && columns == other.columns && rows == other.rows
     }
 
-    /// Which tiles are as sharp as code texture: at least four times the frame's typical (median)
-    /// tile's sharpness and at least 15 levels between neighbouring pixels on average. Paper,
-    /// desk, a blurred page and a single edge crossing a tile are not; modules, and text, are.
+    /// Which tiles have texture enough to hold part of a code: at least twice the frame's typical
+    /// (median) tile's sharpness, and at least 8 levels between neighbouring pixels on average.
+    /// Sharpness is the mean step between neighbouring pixels, so it falls as modules grow (a
+    /// code close to a 1080p camera, 9-pixel modules, averages about 17 levels where small
+    /// modules give 40): the bar is set for the large ones. Sensor noise alone stays under it,
+    /// and so do paper, a flat desk and a smooth edge.
     package func busyTiles() -> [Bool] {
         var histogram = [Int](repeating: 0, count: 1025)
         for value in sharpness { histogram[Int(min(max(value, 0), 1024))] += 1 }
@@ -71,7 +74,7 @@ package struct TileSignature: Sendable, Equatable {
             counted += histogram[typical]
             typical += 1
         }
-        let threshold = Int32(max(4 * typical, 15 * 4))
+        let threshold = Int32(max(2 * typical, 8 * 4))
         return sharpness.map { $0 >= threshold }
     }
 

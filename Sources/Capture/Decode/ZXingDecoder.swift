@@ -110,6 +110,12 @@ public struct ZXingDecoder: CodeDecoder {
             downscale_factor: Int32(clamping: options.downscaleFactor),
             binarizer: options.binarizer.bridged,
             max_symbols: Int32(min(max(options.maximumSymbols, 1), 255)))
+        // zxing searches downscaled copies only of pictures larger than the threshold; a crop of a
+        // frame that would be searched so is searched so too (a large noisy code that only the
+        // smaller copy reads stays readable when only its part of the frame is looked at).
+        if let area, options.tryDownscale, max(frame.width, frame.height) > options.downscaleThreshold {
+            hints.downscale_threshold = Int32(clamping: min(options.downscaleThreshold, max(area.width, area.height) - 1))
+        }
         var found: UnsafeMutablePointer<zxb_results>?
         let status = frame.pixels.withUnsafeBufferPointer { pixels in
             zxb_decode_qr(pixels.baseAddress.map { $0 + offset }, pixels.count - offset, width, height, stride, &hints, &found)
