@@ -33,6 +33,8 @@ struct Options {
     var video = false
     /// `--guard`: the short form CI runs (720p card video and the page videos, default arrangement).
     var guardRun = false
+    /// `--all-sizes` with `--guard`: the 640×480 and 1920×1080 card videos too.
+    var allSizes = false
     /// `--no-paced`: leave out the runs at the video's own pace and at a terminal (CPU figures only).
     var noPaced = false
     /// Seconds of each page video (`--page-seconds`).
@@ -64,6 +66,7 @@ struct Options {
           --arrangements  decoders --video compares (default zbar,zxing,\(CodeDecoders.hintedName),\(CodeDecoders.wholeFrameName),\(CodeDecoders.everyFrameName),\(CodeDecoders.defaultName))
           --paced-all  run every video at its own pace too (default: 720p only)
           --page-seconds  seconds of each held-page video (default 10)
+          --all-sizes  with --guard: every card video size, not only 1280x720
           --no-paced   leave out the runs at the video's pace and at a terminal (CPU and reads only)
           --guard      the short form CI runs: the 720p card video and 4-second page videos, the default
                        arrangement only; prints `ratio` and `read` lines for scripts/bench-guard
@@ -97,6 +100,7 @@ struct Options {
                 options.pageSeconds = 4
             case "--page-seconds": options.pageSeconds = positive(flag)
             case "--no-paced": options.noPaced = true
+            case "--all-sizes": options.allSizes = true
             case "--gate-trace": _ = value(flag)
             case "--hwprobe": options.hwprobe = value(flag)
             case "--video-dir": options.videoDirectory = value(flag)
@@ -218,7 +222,7 @@ if options.video || options.guardRun {
     do {
         let arrangements = options.guardRun ? [CodeDecoders.defaultName] : options.arrangements
         try VideoBench.run(seed: options.seed, codes: options.videoCodes, hwprobe: options.hwprobe, directory: options.videoDirectory,
-                           pacedAll: options.pacedAll, arrangements: arrangements, quick: options.guardRun,
+                           pacedAll: options.pacedAll, arrangements: arrangements, quick: options.guardRun && !options.allSizes,
                            pacedRuns: !options.guardRun && !options.noPaced)
         try PageBench.run(seed: options.seed, seconds: options.pageSeconds, hwprobe: options.hwprobe, directory: options.videoDirectory,
                           arrangements: arrangements)
