@@ -260,6 +260,21 @@ import TestKit
         }
     }
 
+    /// A skipped frame still says where code-like regions are: a preview outlines an unread patch
+    /// and its aiming advice sees the patch persist (the pty test of "move closer" caught this).
+    @Test func aSkippedFrameKeepsTheRegionsSeenAtTheLastLook() throws {
+        let decoder = ZXingThenZBarDecoder(zbar: ZXingThenZBarDecoderTests.CountingZBar(), gate: ChangeGate())
+        let patch = try ZXingThenZBarDecoderTests.smallBlurredCode(Self.code)
+        let first = decoder.decodeFirst(patch)
+        let seen = try #require(first.sighting?.regions)
+        #expect(!seen.isEmpty)
+        for seed in UInt64(1)...3 {
+            let again = decoder.decodeFirst(ImageOps.noisy(patch, amplitude: 2, seed: seed))
+            #expect(again.sighting?.regions == seen)
+        }
+        #expect(decoder.gate?.counts.skipped == 3)
+    }
+
     @Test func theDefaultDecoderByNameIsGatedAndTheEveryFrameOneIsNot() throws {
         let gated = try #require(try CodeDecoders.decoder(named: CodeDecoders.defaultName) as? ZXingThenZBarDecoder)
         #expect(gated.gate != nil && gated.name == "zxing+zbar")

@@ -120,8 +120,12 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
         if let gate {
             switch gate.plan(for: frame) {
             case .skip(let still):
-                // Nothing changed since the last look: the codes read then are still there.
-                return FirstLaneAnswer(symbols: Self.unique(still.map(\.symbol)), sighting: Sighting(regions: [], read: still.map(\.region)))
+                // Nothing changed since the last look: the codes read then are still there, and so
+                // are the code-like regions seen then (a preview keeps outlining them, and its
+                // aiming advice keeps seeing an unread patch as one that persists).
+                let read = still.map(\.region)
+                return FirstLaneAnswer(symbols: Self.unique(still.map(\.symbol)),
+                                       sighting: Sighting(regions: evidence.seenRegions(), read: read))
             case .look(let crop, let outside, let taken):
                 (area, carried, signature) = (crop, outside, taken)
             }
@@ -152,7 +156,8 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
             return FirstLaneAnswer(symbols: [], second: { zbar.decode(frame) }, sighting: Sighting(regions: regions, read: []))
         case .byEvidence, .byEvidenceWholeFrame:
             let regions = regions(limit: 3)
-            let sighting = Sighting(regions: regions, read: read)
+            if gate != nil { evidence.saw(regions, within: area) }
+            let sighting = Sighting(regions: gate == nil ? regions : evidence.seenRegions(), read: read)
             guard let asked = evidence.zbarWanted(regions: regions, read: read) else {
                 return FirstLaneAnswer(symbols: symbols, sighting: sighting)
             }
@@ -211,6 +216,8 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
             var lastZBar = Int.min / 2
             /// Turns whose crops read nothing, for giving every other one the whole frame.
             var cropFailures = 0
+            /// With a change gate: the code-like regions in view as of the last look at each place.
+            var seen: [FrameRegion] = []
         }
 
         private let state = Mutex(State())
@@ -236,6 +243,18 @@ public struct ZXingThenZBarDecoder: TwoLaneDecoder {
                 return fresh
             }
         }
+
+        /// The code-like regions looked at now: within `area` (nil: the whole frame) they replace
+        /// what was seen there before; elsewhere nothing changed, so what was seen stays.
+        func saw(_ regions: [FrameRegion], within area: FrameRegion?) {
+            state.withLock { s in
+                s.seen = (area.map { area in s.seen.filter { !$0.intersects(area) } } ?? []) + regions
+                if s.seen.count > 8 { s.seen.removeFirst(s.seen.count - 8) }
+            }
+        }
+
+        /// The code-like regions in view as far as the last looks know.
+        func seenRegions() -> [FrameRegion] { state.withLock { $0.seen } }
 
         /// Whether a turn whose crops read nothing looks at the whole frame too: every other one.
         func wholeFrameTurn() -> Bool {
