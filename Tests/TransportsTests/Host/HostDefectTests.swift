@@ -192,6 +192,35 @@ struct HostDefectTests {
         #expect(await values.next() == [0x01, 0x02], "the oversized one was not delivered")
         #expect(link.bearer.malformedPDUs == 1)
     }
+
+    // MARK: 8. a controller that stops granting command credits while opening (issue 27, item 15)
+
+    @Test func openingAControllerHasOneOverallDeadline() async throws {
+        let clock = ManualClock()
+        let controller = ScriptedController(credits: 0)
+        let host = HCIHost(stream: controller, clock: clock)
+        let opening = Task { () -> BLEError? in
+            do throws(BLEError) { try await host.start() } catch { return error }
+            return nil
+        }
+        await controller.waitForCommand(0x0C03)  // Reset, answered with no credits
+        // Each question after Reset has its own 5 s deadline; six of them used to add up to 30 s.
+        for _ in 0..<2 {
+            await Self.settle()
+            clock.advance(by: .seconds(5))
+        }
+        await Self.settle()
+        let result = await opening.value
+        guard case .controllerStartTimedOut(let limit, _, let noCredits)? = result else {
+            Issue.record("opening did not end at the overall deadline: \(String(describing: result))")
+            return
+        }
+        #expect(limit == .seconds(10))
+        #expect(noCredits)
+        #expect("\(BLEError.controllerStartTimedOut(limit, waitingFor: "Read Local Version Information", noCredits: true))"
+            .contains("stopped granting command credits"))
+        await host.close()
+    }
 }
 
 extension ScriptedGATTPeer {

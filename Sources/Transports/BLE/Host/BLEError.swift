@@ -25,6 +25,9 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
     case notFound(String)
     /// The caller asked for something the host cannot do now, e.g. a second concurrent connect.
     case invalid(String)
+    /// Opening the controller (Reset and the questions after it) took longer than its overall
+    /// deadline; `noCredits` when the controller had stopped granting command credits.
+    case controllerStartTimedOut(Duration, waitingFor: String, noCredits: Bool)
     /// The controller was used before the host set it up.
     case notInitialized
     /// The caller's task was cancelled while it waited; what it started was cleaned up.
@@ -51,6 +54,9 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
         case .attTimedOut(let request): "the device did not answer \(request) within the ATT transaction timeout"
         case .notFound(let what): "\(what) not found"
         case .invalid(let why): why
+        case .controllerStartTimedOut(let limit, let waiting, let noCredits):
+            "the Bluetooth controller did not finish starting within \(limit.components.seconds) s (still waiting for \(waiting)"
+                + (noCredits ? "; it has stopped granting command credits" : "") + "): is it a working controller, and is nothing else using it?"
         case .notInitialized: "the Bluetooth controller has not been initialised"
         case .cancelled: "cancelled"
         case .deadlineExceeded(let what, let deadline): "\(what) took longer than \(deadline.components.seconds) s: the device answers too slowly or without end"

@@ -19,6 +19,10 @@ public actor HCIHost {
     public struct Configuration: Sendable {
         /// How long a command may wait for its Command Complete or Status before it fails.
         public var commandTimeout: Duration = .seconds(5)
+        /// How long opening the controller (Reset and the questions after it) may take in all: a
+        /// controller that stops granting command credits would otherwise cost one command
+        /// deadline per question.
+        public var openTimeout: Duration = .seconds(10)
         /// How long a connection attempt may take before the host cancels it.
         public var connectTimeout: Duration = .seconds(10)
         /// The ATT transaction timeout; the specification fixes it at 30 s (Core Vol 3 Part F §3.3.3).
@@ -50,6 +54,8 @@ public actor HCIHost {
     /// Feeds the receiver from `incoming()` when the stream has no reading thread to run it on.
     private var pump: Task<Void, Never>?
     private var failure: BLEError?
+    /// `start` finished: the opening deadline no longer applies.
+    private var opened = false
     private var nextID = 0
 
     // Commands.
@@ -142,7 +148,23 @@ public actor HCIHost {
         } else {
             pump = stream.pump(into: receiver)
         }
+        let clock = clock
+        let limit = configuration.openTimeout
+        let opening = Task { [weak self] in
+            guard (try? await clock.sleep(for: limit)) != nil else { return }
+            await self?.openingExpired(after: limit)
+        }
+        defer { opening.cancel() }
         try await initialize()
+        opened = true
+    }
+
+    /// The overall deadline of `start`: everything still waiting fails with one message that
+    /// says what the controller was asked last and whether it had stopped granting credits.
+    private func openingExpired(after limit: Duration) {
+        guard !opened, failure == nil else { return }
+        let waiting = commandNames.min { $0.key < $1.key }?.value ?? "its next command"
+        fail(.controllerStartTimedOut(limit, waitingFor: waiting, noCredits: commands.credits == 0))
     }
 
     private func initialize() async throws(BLEError) {
