@@ -77,6 +77,12 @@ extension FileDescriptor {
         return fd
     }
 
+    /// What is open on this descriptor (a pipe cannot be read twice), or nil when fstat fails.
+    package var kind: PrivateFile.Kind? {
+        var info = hal_file_info()
+        return hal_fstat(rawValue, &info) == 0 ? PrivateFile.Kind(info.type) : nil
+    }
+
     /// Clears O_NONBLOCK: reads wait for bytes again.
     package func setBlocking() throws(Errno) {
         let flags = fcntl(rawValue, F_GETFL)

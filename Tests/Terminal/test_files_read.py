@@ -86,14 +86,30 @@ def test_a_cassettes_frames_file_that_is_a_fifo(tmp_path):
 
 
 def test_a_pipe_on_dev_stdin_is_not_refused_as_a_fifo(tmp_path):
-    """An anonymous pipe is what `file:/dev/stdin` means; the check refuses named FIFOs only.
-    (Reading a whole import from a pipe is issue 27's item 16, not asserted here.)"""
+    """An anonymous pipe is what `file:/dev/stdin` means; the check refuses named FIFOs only. The
+    header is read once, by the reader that then plays the frames (issue 27, item 16: the camera
+    used to open the path twice, and the first reader ate the header)."""
     data = vb1video.container(b'{"piped":1}', "pw")
     video = vb1video.video(tmp_path / "codes.y4m", vb1video.codes(data, 2))
+    out = tmp_path / "vault.json"
     with open(video, "rb") as frames:
         feeder = subprocess.Popen(["cat"], stdin=frames, stdout=subprocess.PIPE)
         result = run(["import", "--camera", "file:/dev/stdin?pace=max", "--password-file", str(password_file(tmp_path, "pw")),
-                      "--out", str(tmp_path / "vault.json")], stdin=feeder.stdout)
+                      "--out", str(out), "--json"], stdin=feeder.stdout)
         feeder.stdout.close()
         feeder.wait(timeout=DEADLINE)
     assert "FIFO" not in result.stderr and "not a regular file" not in result.stderr, result.stderr
+    assert result.returncode == 0, result.stderr
+    assert out.read_bytes() == b'{"piped":1}'
+
+
+def test_a_process_substitution_is_read_once(tmp_path):
+    """`file:<(cat codes.y4m)`: bash hands hwprobe /dev/fd/N, an anonymous pipe."""
+    data = vb1video.container(b'{"substituted":1}', "pw")
+    video = vb1video.video(tmp_path / "codes.y4m", vb1video.codes(data, 2))
+    out = tmp_path / "vault.json"
+    result = subprocess.run(["bash", "-c", '"$1" import --camera file:<(cat "$2")?pace=max --password-file "$3" --out "$4" --json',
+                             "bash", hwprobe_binary(), str(video), str(password_file(tmp_path, "pw")), str(out)],
+                            capture_output=True, text=True, env=base_environment(), timeout=DEADLINE, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, result.stderr
+    assert out.read_bytes() == b'{"substituted":1}'

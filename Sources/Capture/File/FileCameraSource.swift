@@ -21,6 +21,11 @@ package final class FileCameraSource: CameraSource {
     public let header: Y4MHeader
     private let clock: any Clock<Duration>
     private let running = Mutex<Playback?>(nil)
+    /// A pipe's reader, kept from init (its header is already read) for the one `start()` a pipe
+    /// allows; opening the path again would read on from where the first reader stopped.
+    private let pipeReader: Mutex<SharedReader?>
+    /// True once a pipe has been handed to a playback: it cannot be played again.
+    private let pipePlayed = Mutex(false)
 
     private struct Playback: Sendable {
         var reader: SharedReader
@@ -35,11 +40,17 @@ package final class FileCameraSource: CameraSource {
     /// Opens the file to check it and read its header (`notFound`, `permissionDenied`, `badFile`).
     package init(path: String, paced: Bool = true, clock: any Clock<Duration> = ContinuousClock()) throws(CameraError) {
         let reader = try Y4MReader(path: path)
-        reader.close()
+        let isPipe = reader.isPipe
+        header = reader.header
+        if isPipe {
+            pipeReader = Mutex(SharedReader(reader))
+        } else {
+            reader.close()
+            pipeReader = Mutex(nil)
+        }
         self.path = path
         self.paced = paced
         self.clock = clock
-        header = reader.header
         let name = path.split(separator: "/").last.map(String.init) ?? path
         info = CameraInfo(uri: DeviceURI.file(path: path, paced: paced).description, card: name, driver: "file",
                           formats: [PixelFormatInfo(fourcc: "GREY", sizes: [.discrete(width: header.width, height: header.height)])])
@@ -47,7 +58,15 @@ package final class FileCameraSource: CameraSource {
 
     /// Reopens the file and plays it from the first frame, paced or pull-based as configured.
     public func start() async throws(CameraError) -> AsyncThrowingStream<GrayFrame, any Error> {
-        let reader = SharedReader(try Y4MReader(path: path))
+        let reader: SharedReader
+        if let kept = pipeReader.withLock({ kept -> SharedReader? in defer { kept = nil }; return kept }) {
+            pipePlayed.withLock { $0 = true }
+            reader = kept
+        } else if pipePlayed.withLock({ $0 }) {
+            throw .badFile("\(path) is a pipe and has been played once already: give a file to play it again")
+        } else {
+            reader = SharedReader(try Y4MReader(path: path))
+        }
         guard reader.header == header else {
             reader.close()
             throw .badFile("\(path) changed while in use: its header is now '\(reader.header.line)'")

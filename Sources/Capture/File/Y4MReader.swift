@@ -14,6 +14,9 @@ public final class Y4MReader {
     public private(set) var framesRead: UInt64 = 0
     private let file: ChunkedFile
     private var finished = false
+    /// Read from a pipe (`file:/dev/stdin`, `file:<(…)`): its bytes can be read once only, so the
+    /// reader that read the header must be the one that plays it.
+    public let isPipe: Bool
 
     /// Header lines (and `FRAME` lines) longer than this are treated as damage, not read forever.
     static let maximumLineLength = 4096
@@ -23,6 +26,7 @@ public final class Y4MReader {
         self.path = path
         let file = try ChunkedFile(path: path)
         self.file = file
+        isPipe = file.isPipe
         let line = try file.readLine(limit: Self.maximumLineLength, source: path)
         switch line {
         case .line(let bytes):
@@ -129,6 +133,8 @@ final class ChunkedFile {
     }
 
     deinit { fd?.close() }
+
+    var isPipe: Bool { fd?.kind == .fifo }
 
     func close() {
         fd?.close()
