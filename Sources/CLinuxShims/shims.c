@@ -380,6 +380,12 @@ static void describe(const struct stat *st, hal_file_info *out) {
     out->inode = st->st_ino;
     out->mode = st->st_mode & 07777;
     out->size = st->st_size;
+    out->owner = st->st_uid;
+}
+
+int hal_process_exists(int pid) {
+    if (pid <= 0) return 0;
+    return (kill(pid, 0) == 0 || errno != ESRCH) ? 1 : 0;
 }
 
 int hal_lstat(const char *path, hal_file_info *out) {

@@ -1,4 +1,5 @@
 import CLinuxShims
+import Foundation
 import Glibc
 import Synchronization
 
@@ -135,6 +136,7 @@ package final class PrivateFile: Sendable {
         var info = hal_file_info()
         if hal_lstat(path, &info) == 0 { try Self.admit(Kind(info.type), at: path, existing: existing) }
         let directory = try Self.openDirectory(directoryPath, for: path)
+        Self.removeStaleTemporaries(of: name, in: directory, at: directoryPath)
         var temporaryName: String?
         var fd = unnamedFiles ? hal_open_unnamed(directory.rawValue) : -EOPNOTSUPP
         if fd < 0, Self.lacksUnnamedFiles(-fd) {
@@ -377,6 +379,32 @@ package final class PrivateFile: Sendable {
     /// A hidden name beside the target, unique to this process and attempt.
     private static func temporaryName(for name: String) -> String {
         ".\(name.prefix(200)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).hwprobe-tmp"
+    }
+
+    /// The process that made a temporary named by ``temporaryName(for:)`` for `name`, or nil when
+    /// `entry` is not one.
+    static func temporaryOwner(_ entry: String, for name: String) -> Int32? {
+        let prefix = ".\(name.prefix(200))."
+        let suffix = ".hwprobe-tmp"
+        guard entry.hasPrefix(prefix), entry.hasSuffix(suffix), entry.count > prefix.count + suffix.count else { return nil }
+        let middle = entry.dropFirst(prefix.count).dropLast(suffix.count).split(separator: ".", omittingEmptySubsequences: false)
+        guard middle.count == 2, let pid = Int32(middle[0]), pid > 0, UInt32(middle[1]) != nil else { return nil }
+        return pid
+    }
+
+    /// Removes what a killed run left beside `name`: a kill (SIGKILL, a power cut) between naming
+    /// the temporary and moving it into place leaves `.NAME.PID.N.hwprobe-tmp` with the whole new
+    /// content, a plaintext vault perhaps, which nothing else would ever remove. Only a regular
+    /// file of ours (same owner), mode 0600, whose process is gone, is removed.
+    private static func removeStaleTemporaries(of name: String, in directory: FileDescriptor, at directoryPath: String) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directoryPath) else { return }
+        for entry in entries {
+            guard let pid = temporaryOwner(entry, for: name), pid != getpid(), hal_process_exists(pid) == 0 else { continue }
+            var info = hal_file_info()
+            guard hal_fstatat_nofollow(directory.rawValue, entry, &info) == 0, info.type == HAL_FILE_REGULAR,
+                  info.owner == geteuid(), info.mode & 0o077 == 0 else { continue }
+            _ = hal_unlinkat(directory.rawValue, entry)
+        }
     }
 
     /// The directory part of `path` ("." for a bare name, "/" for a name at the root).

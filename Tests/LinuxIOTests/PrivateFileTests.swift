@@ -140,6 +140,29 @@ import Testing
         #expect(directory.entries() == ["plain"], "checking creates nothing")
     }
 
+    /// Issue 27, item 18: a kill between naming the temporary and moving it into place leaves
+    /// `.NAME.PID.N.hwprobe-tmp` holding the whole new content; the next write of NAME removes
+    /// it when its process is gone, and leaves alone what a live process or someone else owns.
+    @Test func aKilledRunsTemporaryIsRemovedByTheNextWrite() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let gone = ".vault.json.2147483646.77.hwprobe-tmp"  // beyond pid_max: no such process
+        let alive = ".vault.json.\(getppid()).78.hwprobe-tmp"
+        let shared = ".vault.json.2147483645.79.hwprobe-tmp"  // readable by others: not what we write
+        let other = ".notes.json.2147483646.80.hwprobe-tmp"
+        for (name, mode) in [(gone, 0o600), (alive, 0o600), (shared, 0o644), (other, 0o600)] {
+            #expect(FileManager.default.createFile(atPath: directory.path(name), contents: Data("plaintext".utf8),
+                                                   attributes: [.posixPermissions: mode]))
+        }
+        let file = try PrivateFile(creating: directory.path("vault.json"), existing: .replaceRegularFile, publication: .whenCommitted)
+        try file.write(Array("new".utf8))
+        try file.commit()
+        #expect(directory.entries().sorted() == [alive, shared, other, "vault.json"].sorted())
+        #expect(PrivateFile.temporaryOwner(gone, for: "vault.json") == 2147483646)
+        #expect(PrivateFile.temporaryOwner(".vault.json.12.x.hwprobe-tmp", for: "vault.json") == nil)
+        #expect(PrivateFile.temporaryOwner(".vault.json.hwprobe-tmp", for: "vault.json") == nil)
+    }
+
     @Test func directoryPathOfAPath() {
         #expect(PrivateFile.directoryPath(of: "name") == ".")
         #expect(PrivateFile.directoryPath(of: "/name") == "/")

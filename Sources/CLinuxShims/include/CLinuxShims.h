@@ -142,6 +142,7 @@ typedef struct {
     uint64_t device, inode;
     uint32_t mode;   // permission bits
     int64_t size;
+    uint32_t owner;  // st_uid
 } hal_file_info;
 
 extern const uint32_t HAL_FILE_REGULAR, HAL_FILE_DIRECTORY, HAL_FILE_SYMLINK, HAL_FILE_CHARACTER_DEVICE,
@@ -155,6 +156,8 @@ int hal_stat(const char *path, hal_file_info *out);
 int hal_is_anonymous_pipe(int fd);
 int hal_fstatat_nofollow(int dirfd, const char *name, hal_file_info *out);
 int hal_fstat(int fd, hal_file_info *out);
+/// Whether process `pid` exists (kill(pid, 0) is not ESRCH): 1 yes, 0 no.
+int hal_process_exists(int pid);
 /// open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC): a directory to create, link, rename and fsync in.
 int hal_open_directory(const char *path);
 /// An unnamed regular file in `dirfd`'s file system (O_TMPFILE | O_WRONLY | O_CLOEXEC), mode 0600
