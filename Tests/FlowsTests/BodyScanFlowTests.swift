@@ -118,6 +118,27 @@ extension BodyScanFlowTests {
         #expect(await harness.mirror.connectionCount == 2)
     }
 
+    /// Issue 27, item 11: a fault that is a condition (no scale, never aligned, nobody stepping
+    /// on, a low battery) fails the scan it is felt in, and Try Again then completes: the README's
+    /// "a fault strikes once" holds for them too.
+    @Test(arguments: [MirrorFault.scaleNeverPresent, .neverAligned, .personNeverStepsOn, .personNeverStepsOff])
+    func aConditionFaultFailsOnceAndTryAgainCompletes(fault: MirrorFault) async throws {
+        let harness = ScanHarness(script: MirrorScript(fault: fault))
+        let first = try #require(await harness.run())
+        #expect(first.kind == .failed, "\(fault)")
+        let second = try #require(await harness.run())
+        #expect(second.kind == .complete, "\(fault): \(second.states)")
+        #expect(await harness.mirror.connectionCount == 2)
+    }
+
+    @Test func aLowBatteryFailsOnceAndTryAgainCompletes() async throws {
+        let harness = ScanHarness(script: MirrorScript(fault: .lowBattery(percent: 12)))
+        let first = try #require(await harness.run())
+        #expect(first.failure?.state == .preflight)
+        let second = try #require(await harness.run())
+        #expect(second.kind == .complete, "\(second.states)")
+    }
+
     @Test func noMirrorAtAllIsNotFoundAfterItsDeadline() async throws {
         let clock = ManualClock()
         let mirror = FakeMirror(clock: clock)

@@ -11,7 +11,7 @@ import Testing
         #expect(scenario.fault == .error(.sensorFault, in: .warmingUp, after: .milliseconds(300)))
         #expect(uri.description == "sim:?at=warmingUp&code=3&fault=error")
         #expect(try SimulatedScenario(options: ["fault": "disconnect"]).fault == .disconnect(in: .scanning, after: .milliseconds(300)))
-        #expect(try SimulatedScenario(options: ["fault": "low-battery"]).batteryPercent == 12)
+        #expect(try SimulatedScenario(options: ["fault": "low-battery"]).fault == .lowBattery(percent: 12))
         #expect(try SimulatedScenario(options: ["backup": "damaged"]).backup == .damaged)
         #expect(try DeviceURI(parsing: "sim:") == .simulatedBench)
     }

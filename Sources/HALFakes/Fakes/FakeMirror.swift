@@ -36,7 +36,9 @@ public actor FakeMirror {
     /// Accepts a connection: a mirror serves one central at a time and starts idle.
     public func connect() -> FakeScaleConnection {
         connection?.dropLink(.remoteUserTerminated)
-        let link = FakeScaleConnection(device: script.discoveredDevice, info: script.info) { [weak self] command throws(ScaleError) in
+        // The link answers readInfo with what the mirror reports as this session begins.
+        let outputs = simulation.connect(at: timebase.now)
+        let link = FakeScaleConnection(device: script.discoveredDevice, info: simulation.readInfo()) { [weak self] command throws(ScaleError) in
             guard let self else { throw .disconnected(.remoteUserTerminated) }
             try await self.handle(command)
         }
@@ -45,7 +47,7 @@ public actor FakeMirror {
             return try await self.result()
         }
         connection = link
-        deliver(simulation.connect(at: timebase.now))
+        deliver(outputs)
         return link
     }
 

@@ -109,4 +109,7 @@ public enum MirrorFault: Sendable, Hashable {
     case personNeverStepsOn
     /// The person stays on the scale after capture, so processing never starts.
     case personNeverStepsOff
+    /// The battery reads `percent` until a client has seen it low; the person then plugs the
+    /// mirror in (unlike a low `MirrorScript.info.batteryPercent`, which stays low for good).
+    case lowBattery(percent: UInt8)
 }

@@ -11,7 +11,13 @@ import HAL
 /// the fake and `hwprobe scan --hci sim:` meet the same mirror.
 ///
 /// Timings, the person and at most one fault come from the `MirrorScript`. A fault strikes once
-/// in the simulation's life, so a retry after it succeeds.
+/// in the simulation's life, so a retry after it succeeds. A fault that is a condition (no scale,
+/// a scale never aligned, a person who never steps on or off, a low battery) holds for the whole
+/// session in which it is felt and is gone from the next connection on: the person switched the
+/// scale on, plugged the mirror in. It is felt when a client has waited in that session as long
+/// as the profile's "taking longer than usual" warning (mirror-gatt-v1.md, "What a client must
+/// do"), or, for a low battery, has read it under 15 % or had a scan refused for it. A session
+/// that ends sooner (`check` connects briefly several times) leaves it in store.
 public struct MirrorSimulation: Sendable {
     /// What the mirror does that the central can see.
     public enum Output: Hashable, Sendable {
@@ -50,6 +56,8 @@ public struct MirrorSimulation: Sendable {
     public private(set) var isConnected = false
 
     private var faultFired = false
+    /// A condition fault showed in this session: it is spent from the next connection on.
+    private var faultFelt = false
     /// Bumped whenever the scan is abandoned; the weight ticker checks it (its own session).
     private var epoch = 0
     private var schedule = SimulationSchedule<Action>(capacity: 64)
@@ -68,6 +76,8 @@ public struct MirrorSimulation: Sendable {
         case tick(step: UInt8, every: Duration, expected: MirrorScanState, done: TickDone)
         case dropLink(DisconnectReason)
         case fail(MirrorErrorCode)
+        /// A condition fault's moment has passed in this session: it was felt.
+        case conditionFelt
     }
 
     private enum TickDone: Sendable { case stepOff, complete }
@@ -90,11 +100,14 @@ public struct MirrorSimulation: Sendable {
     /// A central connects: a mirror serves one at a time and starts each session idle.
     public mutating func connect(at now: Duration) -> [Output] {
         begin(now)
+        if faultFelt { faultFired = true }
         resetSession()
         isConnected = true
         connectionCount += 1
         enter(.connected)
-        if script.fault != .scaleNeverPresent {
+        if striking(.scaleNeverPresent) {
+            after(Self.warnings.scalePresent, .conditionFelt)
+        } else {
             after(script.scalePresentAfter, .scaleSwitchedOn)
         }
         return finish()
@@ -140,6 +153,30 @@ public struct MirrorSimulation: Sendable {
         return (refusal, finish())
     }
 
+    /// The profile's "taking longer than usual" times (mirror-gatt-v1.md, "What a client must
+    /// do"): a client that has waited this long in a phase has felt a condition that stops it.
+    public static let warnings = (scalePresent: Duration.seconds(20), aligned: Duration.seconds(45),
+                                  onScaleAndStable: Duration.seconds(30), steppingOff: Duration.seconds(10))
+
+    /// `deviceInfo` as the mirror reports it now: a `lowBattery` fault's level until it is spent.
+    public var info: MirrorInfo {
+        var info = script.info
+        if case .lowBattery(let percent) = script.fault, !faultFired { info.batteryPercent = percent }
+        return info
+    }
+
+    /// The central read `deviceInfo`: a low battery it shows is felt.
+    public mutating func readInfo() -> MirrorInfo {
+        let info = info
+        if case .lowBattery = script.fault, !faultFired, let battery = info.batteryPercent, battery < 15 { faultFelt = true }
+        return info
+    }
+
+    /// Whether the script's fault is `condition` and still to strike.
+    private func striking(_ condition: MirrorFault) -> Bool {
+        script.fault == condition && !faultFired
+    }
+
     /// `result`: readable once the scan is complete (ATT error 0x02 before).
     public func result() throws(ScaleError) -> ScanResult {
         guard state == .complete else { throw .refused(.startScan, .attError(0x02)) }
@@ -154,11 +191,13 @@ public struct MirrorSimulation: Sendable {
         notifyScale()
         enter(.scalePresent)
         var delay = Duration.zero
-        let steps = script.fault == .neverAligned ? Array(script.alignmentSteps.prefix(1)) : script.alignmentSteps
-        for step in steps {
+        let neverAligned = striking(.neverAligned)
+        // Never aligned: the scale is moved once and left there.
+        for step in neverAligned ? Array(script.alignmentSteps.prefix(1)) : script.alignmentSteps {
             delay += step.after
             after(delay, .moveScale(angle: step.angleDegrees, distance: step.distanceCm))
         }
+        if neverAligned { after(Self.warnings.aligned, .conditionFelt) }
     }
 
     private mutating func moveScale(angle: Int8, distance: UInt8) {
@@ -209,7 +248,8 @@ public struct MirrorSimulation: Sendable {
             after(script.warmUp, .becomeReady)
         case .startScan:
             guard state == .ready else { return .refused(command, .notReady) }
-            if let battery = script.info.batteryPercent, battery < 10 {
+            if let battery = info.batteryPercent, battery < 10 {
+                if case .lowBattery = script.fault { faultFelt = true }
                 fail(.batteryLow)
                 return nil
             }
@@ -245,13 +285,18 @@ public struct MirrorSimulation: Sendable {
             outputs.append(.dropLink(reason))
             isConnected = false
         case .fail(let code): fail(code)
+        case .conditionFelt: faultFelt = true
         }
     }
 
     private mutating func becomeReady() {
         setState(.ready)
-        if script.fault != .personNeverStepsOn && !scale.occupied {
-            after(script.stepOnAfterReady, .personStepsOn)
+        if !scale.occupied {
+            if striking(.personNeverStepsOn) {
+                after(Self.warnings.onScaleAndStable, .conditionFelt)
+            } else {
+                after(script.stepOnAfterReady, .personStepsOn)
+            }
         }
     }
 
@@ -282,7 +327,9 @@ public struct MirrorSimulation: Sendable {
         switch done {
         case .stepOff:
             setState(.stepOff)
-            if script.fault != .personNeverStepsOff {
+            if striking(.personNeverStepsOff) {
+                after(Self.warnings.steppingOff, .conditionFelt)
+            } else {
                 after(script.stepOffAfter, .personStepsOff)
             }
         case .complete:

@@ -231,7 +231,7 @@ package struct MirrorPeripheral: VirtualPeripheral {
         mutating func read(_ handle: UInt16) -> Result<[UInt8], ATTRefusal> {
             switch handle {
             case handles.deviceInfo:
-                var info = simulation.script.info
+                var info = simulation.readInfo()
                 if deviations.contains(.outOfRange) { info.batteryPercent = 150 }
                 return .success(MirrorProfileValues.deviceInfo(info))
             case handles.scanState: return .success(MirrorProfileValues.scanState(stale ?? simulation.scanStatus))

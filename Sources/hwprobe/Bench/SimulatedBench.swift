@@ -22,7 +22,6 @@ struct SimulatedBench: Sendable {
         self.scenario = scenario
         var script = mirrorScript
         if let fault = scenario.fault { script.fault = fault }
-        if let battery = scenario.batteryPercent { script.info.batteryPercent = battery }
         self.mirrorScript = script
         let scaleDevice = DiscoveredDevice(
             address: BLEAddress(bytes: [0xD4, 0x12, 0x3A, 0x00, 0x18, 0x1D], kind: .public)!, rssi: -61,

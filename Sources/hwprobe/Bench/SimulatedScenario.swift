@@ -8,7 +8,6 @@ import VirtualController
 /// so Try Again after it succeeds, as it would after a real hiccup.
 struct SimulatedScenario: Hashable, Sendable {
     var fault: MirrorFault?
-    var batteryPercent: UInt8?
     var backup = BackupView.complete
     /// Departures from mirror-gatt-v1.md (`deviation=a,b`), for seeing `check` catch them.
     var deviations: Set<MirrorPeripheral.Deviation> = []
@@ -54,7 +53,7 @@ struct SimulatedScenario: Hashable, Sendable {
             case "never-aligned": fault = .neverAligned
             case "never-steps-on": fault = .personNeverStepsOn
             case "never-steps-off": fault = .personNeverStepsOff
-            case "low-battery": batteryPercent = 12
+            case "low-battery": fault = .lowBattery(percent: 12)
             default: throw Self.usage("fault=\(name) is not one the bench knows (one of \(Self.faults.joined(separator: ", ")))")
             }
         }
