@@ -60,7 +60,8 @@ package struct BroadcastScalePeripheral<Device: ScaleBroadcastDevice>: ScalePeri
 
     package var isAdvertising: Bool { frame != nil }
 
-    /// Never called: the advertising is not connectable.
+    /// Not expected (the advertising is not connectable); a controller that connects anyway is
+    /// hung up on, as the real scale has no GATT server to offer.
     package mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] { [.disconnect(reason: 0x13)] }
     package mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] { [] }
     package mutating func linkDown(reason: UInt8, at now: Duration) {}

@@ -6,6 +6,12 @@ import HAL
 /// like the drivers' `VendorScaleProtocol` on the other side of the link).
 ///
 /// Characteristics are named by UUID, never by handle: the layout decides the handles.
+///
+/// One policy for every family: a frame the family could not have meant (a wrong length byte,
+/// checksum or start byte) is refused with an ATT error, 0x0D for a length and 0x13 (Value Not
+/// Allowed) for the rest, where most real scales drop it silently; a well-formed command the
+/// family has but this scale does not serve is taken, or answered as the family refuses things.
+/// An app under test learns of its mistake at once instead of by a timeout.
 package protocol ScaleGATTDevice: Sendable {
     /// The id of the driver that speaks the other side (`qn-scale` …).
     static var driverID: String { get }
