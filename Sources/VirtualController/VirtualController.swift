@@ -169,6 +169,25 @@ public final class VirtualController: HCIByteStream {
         reader?.resume(returning: chunk)
     }
 
+    /// Changes one peripheral of type `P` in place (a scale stepped on, say) and runs whatever
+    /// that made due at once; false when no peripheral at `address` is a `P`.
+    @discardableResult
+    package func updatePeripheral<P: VirtualPeripheral>(_ address: BLEAddress, as type: P.Type, _ change: (inout P) -> Void) -> Bool {
+        let now = timebase.now
+        let (found, reader, chunk) = state.withLock { state -> (Bool, CheckedContinuation<[UInt8]?, Never>?, [UInt8]?) in
+            guard let index = state.core.slots.firstIndex(where: { $0.peripheral.address == address }),
+                  var peripheral = state.core.slots[index].peripheral as? P else { return (false, nil, nil) }
+            change(&peripheral)
+            state.core.slots[index].peripheral = peripheral
+            state.core.advance(to: now)
+            rearm(&state)
+            let (reader, chunk, _) = handOver(&state, at: now)
+            return (true, reader, chunk)
+        }
+        reader?.resume(returning: chunk)
+        return found
+    }
+
     /// A look at one peripheral as it is now.
     package func peripheral<P: VirtualPeripheral>(_ address: BLEAddress, as type: P.Type) -> P? {
         state.withLock { state in state.core.slots.first { $0.peripheral.address == address }?.peripheral as? P }

@@ -1,138 +1,26 @@
-import BLEProtocol
 import HAL
 import HALFakes
-import Transports
 
-/// A Bluetooth SIG Weight Scale (Weight Scale Service 0x181D) as a GATT server, playing a
-/// `FakeScale`'s readings as Weight Measurement indications: the bench scale that `weigh --hci
-/// sim:` and the standard-scale driver meet.
-///
-/// The readings start when the client enables indications, as a scale that sends its stored
-/// and settling measurements to whoever subscribes (WSS 1.0 §3.2), so none is lost to a client
-/// still discovering. The standard has no stable flag: a reading the fake marks stable is sent
-/// like any other (the driver counts two equal readings).
-package struct StandardScalePeripheral: VirtualPeripheral {
-    package let scale: FakeScale
-    package let address: BLEAddress
-    package let advertising: VirtualAdvertising
-    package let measurementHandle: UInt16
-    package private(set) var connected = false
+/// A Bluetooth SIG Weight Scale (and, given a body composition, Body Composition) scale as a GATT
+/// server: the bench scale that `weigh --hci sim:` and the standard-scale driver meet. See
+/// `StandardScaleDevice` for the profile's facts.
+package typealias StandardScalePeripheral = GATTScalePeripheral<StandardScaleDevice>
 
-    private var server: ATTServer
-    private var behaviour: Behaviour
-
-    package static let weightScaleService = BluetoothUUID(0x181D)
-    package static let weightMeasurement = BluetoothUUID(0x2A9D)
-    package static let weightScaleFeature = BluetoothUUID(0x2A9E)
-    /// Assigned Numbers, Appearance: Weight Scale category (0x032), generic.
-    static let weightScaleAppearance: UInt16 = 0x0C80
-
+extension GATTScalePeripheral where Device == StandardScaleDevice {
+    /// The bench's scale as a `FakeScale` describes it: its advertised name, address and signal,
+    /// and its readings as the display's settling once a central subscribes (the weight it settles
+    /// to is the last reading's; each reading is sent as a Weight Measurement whatever its stable
+    /// mark, the standard having none). `disconnectAfterLast` becomes the scale switching itself
+    /// off after its last reading.
     package init(scale: FakeScale, interval: Duration = .milliseconds(100), firstAdvertisement: Duration = .milliseconds(250)) {
-        self.scale = scale
-        address = scale.device.address
-        advertising = VirtualAdvertising(form: VirtualAdvertising.form(for: scale.device.advertisement, extended: false),
-                                         interval: interval, firstEvent: firstAdvertisement, rssi: scale.device.rssi)
-        var builder = AttributeDatabase.Builder()
-        builder.standardServices(deviceName: scale.device.name ?? "Scale", appearance: Self.weightScaleAppearance)
-        // Feature: weight resolution 0.05 kg (code 4, bits 3–6), no time stamp, users or BMI.
-        builder.service(Self.weightScaleService, [
-            CharacteristicDefinition(Self.weightScaleFeature, .read, value: LittleEndian.u32(4 << 3)),
-            CharacteristicDefinition(Self.weightMeasurement, .indicate),
-        ])
-        let database = builder.build()
-        measurementHandle = database.valueHandle(of: Self.weightMeasurement) ?? 0
-        // Many scales keep the default ATT_MTU; a Weight Measurement fits in it.
-        server = ATTServer(database: database, preferredMTU: 23)
-        behaviour = Behaviour(measurementHandle: measurementHandle, steps: scale.steps, tail: scale.disconnectAfterLast)
-    }
-
-    package var isAdvertising: Bool { !connected }
-
-    package mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
-        connected = true
-        server.reset()
-        behaviour.reset()
-        return []
-    }
-
-    package mutating func linkDown(reason: UInt8, at now: Duration) {
-        connected = false
-        server.reset()
-        behaviour.reset()
-    }
-
-    package var nextDeadline: Duration? { connected ? behaviour.schedule.nextDeadline : nil }
-
-    package mutating func advance(to now: Duration) -> [PeripheralAction] {
-        var actions: [PeripheralAction] = []
-        while connected, let due = behaviour.schedule.popDue(at: now) {
-            switch due {
-            case .reading(let index):
-                if let pdu = server.indication(valueHandle: measurementHandle, value: Self.weightMeasurement(scale.steps[index].reading)) {
-                    actions.append(PeripheralChannels.att(pdu))
-                }
-                if index == scale.steps.count - 1, let tail = scale.disconnectAfterLast {
-                    behaviour.schedule.add(.disconnect, at: now + tail)
-                }
-            case .disconnect:
-                actions.append(.disconnect(reason: 0x13))
-            }
+        let final = scale.steps.last?.reading
+        let weight = final?.kilograms ?? 0
+        let settling = scale.steps.map {
+            ScaleSimulation.SettleStep(after: $0.after, shortfallKilograms: weight - $0.reading.kilograms, stable: $0.reading.stable == true)
         }
-        return actions
-    }
-
-    package mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
-        switch PeripheralChannels.route(frame) {
-        case .att(let pdu):
-            behaviour.now = now
-            return server.receive(pdu, behaviour: &behaviour).map(PeripheralChannels.att)
-        case .reply(let frame):
-            return [.send(frame)]
-        case .parameterUpdateAnswered, .nothing:
-            return []
-        }
-    }
-
-    /// A Weight Measurement (flags, weight, no optional fields): SI in 0.005 kg, or imperial in
-    /// 0.01 lb when the scale shows pounds.
-    static func weightMeasurement(_ reading: WeightReading) -> [UInt8] {
-        guard reading.kilograms.isFinite, reading.kilograms >= 0 else { return [0x00] + LittleEndian.u16(0xFFFF) }
-        if reading.displayUnit == .pounds {
-            return [0x01] + LittleEndian.u16(UInt16(clamping: Int((reading.kilograms / 0.45359237 / 0.01).rounded())))
-        }
-        return [0x00] + LittleEndian.u16(UInt16(clamping: Int((reading.kilograms / 0.005).rounded())))
-    }
-
-    struct Behaviour: ATTServerBehaviour {
-        enum Due: Sendable { case reading(Int), disconnect }
-
-        let measurementHandle: UInt16
-        let steps: [FakeScale.Step]
-        let tail: Duration?
-        var now = Duration.zero
-        var started = false
-        var schedule = SimulationSchedule<Due>(capacity: 256)
-
-        mutating func reset() {
-            started = false
-            schedule.removeAll()
-        }
-
-        mutating func read(_ handle: UInt16) -> Result<[UInt8], ATTRefusal> { .failure(.readNotPermitted) }
-
-        mutating func write(_ value: [UInt8], to handle: UInt16, withResponse: Bool) -> ATTRefusal? {
-            ATTRefusal(ATTErrorCode.writeNotPermitted)
-        }
-
-        /// The readings play once per connection, from the moment indications are enabled.
-        mutating func clientConfigurationChanged(valueHandle: UInt16, to value: UInt16) {
-            guard valueHandle == measurementHandle, value & 0x0002 != 0, !started else { return }
-            started = true
-            var at = now
-            for (index, step) in steps.prefix(schedule.capacity - 1).enumerated() {
-                at += step.after
-                schedule.add(.reading(index), at: at)
-            }
-        }
+        self.init(StandardScaleDevice(name: scale.device.name ?? "Scale", displayUnit: final?.displayUnit ?? .kilograms),
+                  weightKilograms: weight, address: scale.device.address, arrival: .automatic, settling: settling,
+                  powerOffAfterSettling: scale.disconnectAfterLast, interval: interval, firstAdvertisement: firstAdvertisement,
+                  rssi: scale.device.rssi)
     }
 }

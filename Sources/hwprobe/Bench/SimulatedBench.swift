@@ -4,10 +4,10 @@ import HALFakes
 import Transports
 import VirtualController
 
-/// The built-in bench (`sim:`): a mirror and a standard weighing scale around an in-process
-/// virtual controller, a camera and a haptic log, so hwprobe can be tried and tested with no
-/// hardware attached. `--hci sim:` runs our own host stack over that controller, so every
-/// command takes the real path from the drivers down to HCI.
+/// The built-in bench (`sim:`): a mirror and a weighing scale (standard, or the family
+/// `sim:?scale=ID` names) around an in-process virtual controller, a camera and a haptic log, so
+/// hwprobe can be tried and tested with no hardware attached. `--hci sim:` runs our own host
+/// stack over that controller, so every command takes the real path from the drivers down to HCI.
 struct SimulatedBench: Sendable {
     let clock: any Clock<Duration>
     /// The mirror's script with the scenario's fault applied; `MirrorSimulation` plays it.
@@ -28,8 +28,8 @@ struct SimulatedBench: Sendable {
             advertisement: Advertisement(flags: 0x06, localName: "Bench Scale", serviceUUIDs: [BluetoothUUID(0x181D)]))
         scale = FakeScale(device: scaleDevice, steps: [
             .init(after: .milliseconds(300), reading: WeightReading(kilograms: 71.9, stable: false)),
-            .init(after: .milliseconds(400), reading: WeightReading(kilograms: 72.35, stable: false)),
-            .init(after: .milliseconds(400), reading: WeightReading(kilograms: 72.35, stable: true)),
+            .init(after: .milliseconds(400), reading: WeightReading(kilograms: Self.weightKilograms, stable: false)),
+            .init(after: .milliseconds(400), reading: WeightReading(kilograms: Self.weightKilograms, stable: true)),
         ])
     }
 
@@ -70,9 +70,23 @@ struct SimulatedBench: Sendable {
     /// The bench's radio, fresh for each command: the mirror (first heard 150 ms after power-up)
     /// and the scale (250 ms), advertising every 100 ms until a central connects.
     func controller() -> VirtualController {
-        VirtualController(peripherals: [MirrorPeripheral(script: mirrorScript, deviations: scenario.deviations), StandardScalePeripheral(scale: scale)],
-                          clock: clock)
+        VirtualController(peripherals: [MirrorPeripheral(script: mirrorScript, deviations: scenario.deviations), scalePeripheral()], clock: clock)
     }
+
+    /// The standard scale the bench has always had, or the family `scale=` names (`weight=`
+    /// sets the person's weight), at the same address and first heard at the same moment. A
+    /// family that reports body composition reports the bench person's; a broadcasting one has
+    /// its person on it from power-up, a connected one from the moment a central is ready.
+    func scalePeripheral() -> any VirtualPeripheral {
+        guard scenario.scale != nil || scenario.weightKilograms != nil else { return StandardScalePeripheral(scale: scale) }
+        let family = scenario.scale ?? StandardScaleDevice.driverID
+        return ScalePeripherals.make(driverID: family, weightKilograms: scenario.weightKilograms ?? Self.weightKilograms,
+                                     address: scale.device.address, composition: .bench, rssi: scale.device.rssi)
+            ?? StandardScalePeripheral(scale: scale)
+    }
+
+    /// The bench person's weight.
+    static let weightKilograms = 72.35
 
     /// Our host stack over the bench's controller, on the bench's clock.
     func central(uri: DeviceURI = .simulatedBench, snoopPath: String? = nil, events: HostEventHandler? = nil,

@@ -11,6 +11,11 @@ struct SimulatedScenario: Hashable, Sendable {
     var backup = BackupView.complete
     /// Departures from mirror-gatt-v1.md (`deviation=a,b`), for seeing `check` catch them.
     var deviations: Set<MirrorPeripheral.Deviation> = []
+    /// Which family the bench's scale is (`scale=ID`, a scale driver's id); nil: the standard
+    /// scale the bench has always had.
+    var scale: String?
+    /// The weight the bench's person has (`weight=KG`); nil: the bench's 72.35 kg.
+    var weightKilograms: Double?
 
     /// What the bench camera shows.
     enum BackupView: String, CaseIterable, Hashable, Sendable {
@@ -28,7 +33,10 @@ struct SimulatedScenario: Hashable, Sendable {
 
     static let faults = ["disconnect", "error", "silence", "step-off-early", "no-scale", "never-aligned",
                          "never-steps-on", "never-steps-off", "low-battery"]
-    static let keys: Set<String> = ["fault", "at", "code", "backup", "deviation"]
+    static let keys: Set<String> = ["fault", "at", "code", "backup", "deviation", "scale", "weight"]
+    /// What `weight=` takes: every scale family here reads 0.5–300 kg (a QN broadcast below 0.5 kg
+    /// is no reading at all).
+    static let weights = 0.5...300.0
 
     init() {}
 
@@ -66,6 +74,18 @@ struct SimulatedScenario: Hashable, Sendable {
                 deviations.insert(deviation)
             }
         }
+        if let family = options["scale"] {
+            guard ScalePeripherals.driverIDs.contains(family) else {
+                throw Self.usage("scale=\(family) is not a scale family the bench has (one of \(ScalePeripherals.driverIDs.joined(separator: ", ")))")
+            }
+            scale = family
+        }
+        if let text = options["weight"] {
+            guard let kilograms = Double(text), Self.weights.contains(kilograms) else {
+                throw Self.usage("weight=\(text) is not a weight the bench's scale can show (kilograms, 0.5 to 300)")
+            }
+            weightKilograms = kilograms
+        }
         if let view = options["backup"] {
             guard let parsed = BackupView(rawValue: view) else {
                 throw Self.usage("backup=\(view) is not one the bench knows (one of \(BackupView.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -75,6 +95,6 @@ struct SimulatedScenario: Hashable, Sendable {
     }
 
     static func usage(_ why: String) -> CLIFailure {
-        CLIFailure(kind: .usage, message: "\(why); e.g. sim:?fault=disconnect&at=scanning or sim:?backup=damaged")
+        CLIFailure(kind: .usage, message: "\(why); e.g. sim:?fault=disconnect&at=scanning, sim:?backup=damaged or sim:?scale=qn-scale&weight=80.5")
     }
 }

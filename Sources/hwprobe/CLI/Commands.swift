@@ -96,6 +96,8 @@ enum Commands {
                     positionals: [PositionalSpec(name: "ADDRESS", help: "the scale to use (optional)")], required: ["--hci"],
                     examples: [
                         Example(line: "hwprobe weigh --hci sim:", what: "the simulated bench's scale"),
+                        Example(line: "hwprobe weigh --hci sim:?scale=qn-scale",
+                                what: "the bench's scale as a QN / Yolanda scale (scale= takes any scale driver's id, weight=KG the weight)"),
                         Example(line: "hwprobe weigh --hci hci:0 --timeout 60 --json", what: "the first scale the kernel's hci0 hears, waiting up to a minute"),
                         Example(line: "hwprobe weigh --hci hci:0 --record scale.cassette", what: "weigh, and keep the session as a cassette"),
                         Example(line: "hwprobe weigh --hci replay:scale.cassette --json", what: "the same scale again, played from the cassette with no hardware"),
