@@ -10,7 +10,7 @@ struct SimulatedScenario: Hashable, Sendable {
     var fault: MirrorFault?
     var batteryPercent: UInt8?
     var backup = BackupView.complete
-    /// Departures from mirror-gatt-v1.md (`deviation=a,b`), for seeing `check` catch them.
+    /// Departures from docs/mirror-gatt-v1.md (`deviation=a,b`), for seeing `check` catch them.
     var deviations: Set<MirrorPeripheral.Deviation> = []
 
     /// What the bench camera shows.
