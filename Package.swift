@@ -1,5 +1,5 @@
 // swift-tools-version: 6.0
-// The package layout is part of the design: see ../shared/design/ARCHITECTURE.md.
+// The package layout is part of the design: see docs/architecture.md.
 import PackageDescription
 
 /// System libraries come from Debian through pkg-config; the apt hint tells a newcomer what to install.

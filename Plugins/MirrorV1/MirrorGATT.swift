@@ -1,6 +1,6 @@
 import HAL
 
-/// The UUIDs of mirror-gatt-v1.md: `7B9E00XX-3C2A-4F1B-9E6D-5A4C3B2A1F00`, where XX is 01 for the
+/// The UUIDs of docs/mirror-gatt-v1.md: `7B9E00XX-3C2A-4F1B-9E6D-5A4C3B2A1F00`, where XX is 01 for the
 /// service and 02… for its characteristics. The profile's, so they live with its driver; hwprobe's
 /// checks and names take them from here, while the simulated mirrors (HAL's fakes, the virtual
 /// controller's peripheral) spell them from the spec on their own, as independent peers do.

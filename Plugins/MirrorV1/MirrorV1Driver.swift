@@ -1,7 +1,7 @@
 import HAL
 import Transports
 
-/// The body-scan mirror profile v1 (mirror-gatt-v1.md): recognised by its manufacturer data
+/// The body-scan mirror profile v1 (docs/mirror-gatt-v1.md): recognised by its manufacturer data
 /// (`FFFF` then "MR") or its 128-bit service.
 public struct MirrorV1Driver: GATTScaleDriver {
     /// The profile's 128-bit service (`7B9E0001-…`); advertising it is enough to match.

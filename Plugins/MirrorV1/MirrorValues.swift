@@ -1,6 +1,6 @@
 import HAL
 
-/// The profile's byte layouts (mirror-gatt-v1.md): little-endian, weights in 0.005 kg.
+/// The profile's byte layouts (docs/mirror-gatt-v1.md): little-endian, weights in 0.005 kg.
 /// The readers are SPI so the fuzz target can feed them any bytes (`@_spi(Fuzzing) import MirrorV1`).
 @_spi(Fuzzing) public enum MirrorValues {
     static func characteristic(_ xx: UInt8) -> BluetoothUUID {
@@ -16,7 +16,7 @@ import HAL
     static let control = characteristic(0x08)
     static let result = characteristic(0x09)
 
-    /// The profile's ATT application errors (mirror-gatt-v1.md): 0x80 not aligned,
+    /// The profile's ATT application errors (docs/mirror-gatt-v1.md): 0x80 not aligned,
     /// 0x81 not initialised, 0x82 not ready; any other code is passed on as it came.
     static func refusal(attCode: UInt8) -> ScaleError.Refusal {
         switch attCode {

@@ -4,7 +4,7 @@ import Testing
 @testable import Flows
 
 /// Walks the engine through every fault the fake mirror can inject, in every phase, and checks
-/// the promises of flows.md §3: each run ends in a defined state within its deadlines, every
+/// the promises of docs/flows.md §3: each run ends in a defined state within its deadlines, every
 /// waiting state warns before it gives up, every state survives a disconnection, no state is a
 /// dead end, and cues and announcements come exactly where they belong.
 @Suite struct BodyScanExhaustiveTests {

@@ -3,7 +3,7 @@ import HAL
 import HALFakes
 import Testing
 
-/// The fake mirror must behave like mirror-gatt-v1.md, or flows tested against it prove nothing.
+/// The fake mirror must behave like docs/mirror-gatt-v1.md, or flows tested against it prove nothing.
 @Suite struct FakeMirrorTests {
     /// Plays the client's side of a good scan, step by step, and checks the mirror's answers.
     @Test func aGoodScanFollowsTheProfile() async throws {

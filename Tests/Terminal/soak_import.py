@@ -5,7 +5,7 @@ Each run starts the built `hwprobe import` process the way it is really used: in
 `--password-file` where a script would run it. Each run carries one fault, picked at random from
 FAULTS. After every run, whatever the fault:
 
-- the exit code is one the contract (specs/hwprobe-cli.md) gives for that case;
+- the exit code is one the contract (docs/cli.md) gives for that case;
 - nothing is left behind: the output directory holds only what the run may leave (no temporary,
   hidden or partial file, including the O_EXCL fallback's `.tmp` names), and the run's working
   directory stays empty;

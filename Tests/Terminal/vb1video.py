@@ -1,5 +1,5 @@
 """VB1 backups as a camera sees them, made independently of hwprobe's own code: the container
-(vault-backup-vb1.md) through Python's hashlib scrypt and the `cryptography` package's AES-GCM,
+(docs/vb1-backup-format.md) through Python's hashlib scrypt and the `cryptography` package's AES-GCM,
 the codes' Base45 by hand, the QR symbols by Debian's `qrencode`, and a YUV4MPEG2 (mono) video
 that `--camera file:PATH?pace=max` plays.
 

@@ -1,4 +1,4 @@
-/// The test vector of the VB1 spec (`vault-backup-vb1.md`): the password, salt, nonce and scrypt
+/// The test vector of the VB1 spec (`docs/vb1-backup-format.md`): the password, salt, nonce and scrypt
 /// parameters, the plaintext, the container they make, its id and its three codes. One copy for
 /// every test target (the flows decrypt it, capture decodes its codes).
 public enum VB1Vector {

@@ -102,7 +102,7 @@ import VirtualController
         }
     }
 
-    /// mirror-gatt-v1.md's legacy form: flags and the service UUID in ADV_IND, manufacturer data
+    /// docs/mirror-gatt-v1.md's legacy form: flags and the service UUID in ADV_IND, manufacturer data
     /// and name in the scan response; a scanner merges the two.
     @Test func legacyScanningReportsTheAdvertisementThenItsScanResponse() async throws {
         let clock = ManualClock()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import hwprobe
 
-/// `--out` is checked before the camera opens (hwprobe-cli.md, "Additions").
+/// `--out` is checked before the camera opens (docs/cli.md).
 @Suite struct OutputTargetTests {
     func kind(_ path: String, replacing: Bool = false) -> (CLIFailure.Kind, String)? {
         do { try OutputTarget.check(path, replacing: replacing) } catch { return (error.kind, error.message) }

@@ -3,7 +3,7 @@ import HAL
 import Testing
 @testable import hwprobe
 
-/// The keys of hwprobe-cli.md's "Interactive use", as the presenter acts on them.
+/// The keys of docs/cli.md's "Interactive use", as the presenter acts on them.
 @Suite struct PresenterKeysTests {
     final class Record: Sendable {
         let chosen = Locked<[String]>([])

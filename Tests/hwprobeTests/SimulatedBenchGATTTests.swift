@@ -41,7 +41,7 @@ import Transports
 
     /// `--read all` reads every readable characteristic of the bench mirror through the host
     /// stack: what the profile says it holds before a scan, and the result's refusal carried on
-    /// past (mirror-gatt-v1.md: result is Read Not Permitted until a scan completes).
+    /// past (docs/mirror-gatt-v1.md: result is Read Not Permitted until a scan completes).
     @Test func gattReadsEverythingTheBenchMirrorLetsItRead() async throws {
         let result = await run(["gatt", "--hci", "sim:", "C0:FF:EE:00:4F:2A", "--read", "all", "--json"])
         #expect(result.code == 0, "\(result.err)")

@@ -13,7 +13,7 @@ package struct Deadline: Hashable, Sendable {
     }
 }
 
-/// Deadlines per waiting state; the defaults are the profile's (mirror-gatt-v1.md, "What a client must do").
+/// Deadlines per waiting state; the defaults are the profile's (docs/mirror-gatt-v1.md, "What a client must do").
 package struct BodyScanDeadlines: Hashable, Sendable {
     package var findMirror = Deadline(warning: .seconds(8), failure: .seconds(20))
     package var pickMirror = Deadline(warning: .seconds(30), failure: .seconds(120))

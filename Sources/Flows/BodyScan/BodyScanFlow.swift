@@ -1,7 +1,7 @@
 import HAL
 import Synchronization
 
-/// The body-scan engine (flows.md §3, mirror-gatt-v1.md). It talks to a mirror through HAL's
+/// The body-scan engine (docs/flows.md §3, docs/mirror-gatt-v1.md). It talks to a mirror through HAL's
 /// `ScaleTransport` only, keeps every wait on the injected clock with a warning and a deadline,
 /// and publishes screens, cues and announcements on `outputs`. `run()` performs one attempt; call
 /// it again to retry after a failure (it finds and connects to the mirror afresh).

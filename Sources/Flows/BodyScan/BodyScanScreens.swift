@@ -148,7 +148,7 @@ enum BodyScanScreens {
         return "Taking longer than usual. " + hint
     }
 
-    /// The tip for each mirror error code (mirror-gatt-v1.md, `scanState`).
+    /// The tip for each mirror error code (docs/mirror-gatt-v1.md, `scanState`).
     static func tip(for code: MirrorErrorCode) -> (message: String, tip: String) {
         switch code {
         case .userMoved: ("You moved during the scan.", "Stand still with your arms slightly away from your body, then try again.")

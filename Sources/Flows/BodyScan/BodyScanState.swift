@@ -1,4 +1,4 @@
-/// The body-scan flow's states, in the order a good scan visits them (flows.md §3). Their raw
+/// The body-scan flow's states, in the order a good scan visits them (docs/flows.md §3). Their raw
 /// values are the names `hwprobe scan --json` reports in `states`.
 package enum BodyScanState: String, CaseIterable, Hashable, Sendable {
     case connecting, selectMirror, waitForScale, preflight, alignScale, confirmAlignment, warmingUp,

@@ -2,7 +2,7 @@ import Foundation
 import HAL
 import Synchronization
 
-/// Asks for a backup's password and opens it (flows.md §2).
+/// Asks for a backup's password and opens it (docs/flows.md §2).
 ///
 /// The key derivation is scrypt: synchronous, seconds to minutes long, and impossible to stop
 /// part way. It therefore runs on a thread of its own, and Cancel never waits for it: the idle

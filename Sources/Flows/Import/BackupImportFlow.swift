@@ -1,7 +1,7 @@
 import HAL
 import Synchronization
 
-/// Scans the QR codes of a VB1 backup (flows.md §1): turns each decoded symbol into a screen
+/// Scans the QR codes of a VB1 backup (docs/flows.md §1): turns each decoded symbol into a screen
 /// update, a haptic cue and, where it matters, words for a screen reader.
 ///
 /// All state lives behind one lock, and every change publishes its output while holding it, so

@@ -67,7 +67,7 @@ public struct PadCassette: Hashable, Sendable {
         public static let textBytes = 256
     }
 
-    /// How far a command may be from its recorded offset and still match (hwprobe-cli.md: 5 ms).
+    /// How far a command may be from its recorded offset and still match (docs/cli.md: 5 ms).
     public static let tolerance: Duration = .milliseconds(5)
 
     /// How `seen` differs from this recording, one readable line per difference (empty when the

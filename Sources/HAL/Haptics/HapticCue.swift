@@ -1,4 +1,4 @@
-/// The cue vocabulary of the flows (flows.md, "Cues"). Every sink plays a cue from `pattern`,
+/// The cue vocabulary of the flows (docs/flows.md, "Cues"). Every sink plays a cue from `pattern`,
 /// so a rumble pad, force feedback, a bell and a log all agree on what `success` feels like.
 public enum HapticCue: String, CaseIterable, Hashable, Sendable {
     /// A short soft tap acknowledging progress, e.g. one more backup code scanned.

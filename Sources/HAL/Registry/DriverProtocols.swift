@@ -2,7 +2,7 @@
 public enum DeviceKind: String, Hashable, Sendable {
     /// A bathroom scale: weights, perhaps body composition.
     case scale
-    /// The body-scan mirror (mirror-gatt-v1.md): a scale plus a scan.
+    /// The body-scan mirror (docs/mirror-gatt-v1.md): a scale plus a scan.
     case mirror
     /// A rumble or LED pad the cues play on.
     case hapticPad

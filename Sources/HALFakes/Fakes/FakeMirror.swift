@@ -1,6 +1,6 @@
 import HAL
 
-/// A body-scan mirror that behaves as mirror-gatt-v1.md says, on an injected clock, with the person
+/// A body-scan mirror that behaves as docs/mirror-gatt-v1.md says, on an injected clock, with the person
 /// and scale played by a `MirrorScript`: flow tests use it as a `ScaleConnection`.
 ///
 /// The behaviour is `MirrorSimulation`'s, the same one the virtual controller serves over GATT

@@ -61,7 +61,7 @@ public struct MirrorScript: Sendable, Hashable {
         }
     }
 
-    /// The advertisement a v1 mirror sends (mirror-gatt-v1.md, "Advertising").
+    /// The advertisement a v1 mirror sends (docs/mirror-gatt-v1.md, "Advertising").
     public var advertisement: Advertisement {
         Advertisement(flags: 0x06, localName: name, serviceUUIDs: [MirrorScript.serviceUUID],
                       manufacturerData: [0xFFFF: [0x4D, 0x52, info.protocolVersion] + serial])
@@ -72,7 +72,7 @@ public struct MirrorScript: Sendable, Hashable {
         DiscoveredDevice(address: address, rssi: rssi, advertisement: advertisement)
     }
 
-    /// `7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00`, spelled here from mirror-gatt-v1.md as the fake's
+    /// `7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00`, spelled here from docs/mirror-gatt-v1.md as the fake's
     /// own (the driver's copy is the MirrorV1 plugin's `MirrorGATT`; the bench finding the fake
     /// through the registry shows the two agree).
     public static let serviceUUID = BluetoothUUID(high: 0x7B9E_0001_3C2A_4F1B, low: 0x9E6D_5A4C_3B2A_1F00)

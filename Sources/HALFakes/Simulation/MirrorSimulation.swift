@@ -1,7 +1,7 @@
 import HAL
 
 /// The simulated body-scan mirror, its turntable scale and the person using them, as
-/// mirror-gatt-v1.md describes them: the one place the bench's mirror behaviour lives.
+/// docs/mirror-gatt-v1.md describes them: the one place the bench's mirror behaviour lives.
 ///
 /// It is a value on a timeline (durations from a `Timebase`'s origin), fed what the central does
 /// and how far time has moved, and answering with what the mirror says. Two drivers run it:

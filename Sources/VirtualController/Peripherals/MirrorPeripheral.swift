@@ -3,7 +3,7 @@ import HAL
 import HALFakes
 import Transports
 
-/// The simulated bench's body-scan mirror as a GATT server (mirror-gatt-v1.md): its attributes
+/// The simulated bench's body-scan mirror as a GATT server (docs/mirror-gatt-v1.md): its attributes
 /// and write checks are here, its behaviour is `MirrorSimulation`'s (the same one `FakeMirror`
 /// carries for the flow tests), its notifications are the simulation's outputs.
 package struct MirrorPeripheral: VirtualPeripheral {
@@ -28,7 +28,7 @@ package struct MirrorPeripheral: VirtualPeripheral {
 
     package let handles: Handles
 
-    /// Ways to depart from mirror-gatt-v1.md on purpose, so that `hwprobe check` can be shown to
+    /// Ways to depart from docs/mirror-gatt-v1.md on purpose, so that `hwprobe check` can be shown to
     /// catch each (`sim:?deviation=…`).
     package enum Deviation: String, Sendable, Hashable, CaseIterable {
         /// Advertises without the mirror service UUID.

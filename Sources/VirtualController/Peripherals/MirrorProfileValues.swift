@@ -1,6 +1,6 @@
 import HAL
 
-/// The mirror's side of mirror-gatt-v1.md's byte layouts (little-endian, weights in 0.005 kg).
+/// The mirror's side of docs/mirror-gatt-v1.md's byte layouts (little-endian, weights in 0.005 kg).
 /// Written from the specification, not from the driver's parser, so the two meet as two
 /// implementations of one text would.
 enum MirrorProfileValues {

@@ -115,7 +115,7 @@ package struct VirtualAdvertising: Hashable, Sendable {
         self.txPower = txPower
     }
 
-    /// The profile's two forms for one advertisement (mirror-gatt-v1.md): everything in one
+    /// The profile's two forms for one advertisement (docs/mirror-gatt-v1.md): everything in one
     /// extended advertisement, or, for legacy, flags and service UUIDs in ADV_IND and the rest
     /// (manufacturer data, service data, name) in the scan response.
     package static func form(for advertisement: Advertisement, extended: Bool) -> Form {

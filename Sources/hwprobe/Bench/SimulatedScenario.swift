@@ -9,7 +9,7 @@ import VirtualController
 struct SimulatedScenario: Hashable, Sendable {
     var fault: MirrorFault?
     var backup = BackupView.complete
-    /// Departures from mirror-gatt-v1.md (`deviation=a,b`), for seeing `check` catch them.
+    /// Departures from docs/mirror-gatt-v1.md (`deviation=a,b`), for seeing `check` catch them.
     var deviations: Set<MirrorPeripheral.Deviation> = []
     /// Which family the bench's scale is (`scale=ID`, a scale driver's id); nil: the standard
     /// scale the bench has always had.

@@ -17,7 +17,7 @@ struct CLIFailure: Error, Equatable {
         self.exitOverride = exitOverride
     }
 
-    /// hwprobe-cli.md, "Exit codes".
+    /// docs/cli.md, "Exit codes".
     var exitCode: Int32 {
         if let exitOverride { return exitOverride }
         return switch kind {

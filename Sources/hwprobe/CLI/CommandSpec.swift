@@ -54,7 +54,7 @@ struct CommandSpec: Sendable {
     var required: [String] = []
     var examples: [Example] = []
 
-    /// Options every subcommand takes (hwprobe-cli.md, "Global options"), before or after its name.
+    /// Options every subcommand takes (docs/cli.md, "Global options"), before or after its name.
     static let global: [OptionSpec] = [
         OptionSpec(name: "--btsnoop", valueName: "FILE", help: "write all HCI traffic to FILE in btsnoop format", value: .file),
         OptionSpec(name: "--reduce-motion", help: "crossfades instead of motion, no show-only pauses"),

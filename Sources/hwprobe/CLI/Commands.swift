@@ -1,6 +1,6 @@
 import HAL
 
-/// The contract's subcommands (hwprobe-cli.md, "Subcommands" and "Additions"). This table is the
+/// The contract's subcommands (docs/cli.md, "Synopsis" and "Commands"). This table is the
 /// one description of the command line: the parser, `--help`, `hwprobe help`, the shell
 /// completions and the man page are all made from it.
 enum Commands {
@@ -13,7 +13,7 @@ enum Commands {
     static let report = OptionSpec(name: "--report", valueName: "junit:FILE|tap:FILE", repeatable: true,
                                    help: "also write the run's result as JUnit XML or TAP 13 to FILE (repeatable)", value: .file)
     static let shells = ["bash", "zsh", "fish"]
-    /// Cassettes (hwprobe-cli.md, "Cassettes"): on every command that opens a BLE controller.
+    /// Cassettes (docs/cli.md, "Cassettes"): on every command that opens a BLE controller.
     static let record = OptionSpec(name: "--record", valueName: "FILE",
                                    help: "make a cassette of the session in FILE (mode 0600, a new file): BLE, camera frames (beside it in FILE.y4m) and pad commands, to play back with replay:FILE",
                                    value: .file)

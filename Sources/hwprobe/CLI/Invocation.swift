@@ -42,7 +42,7 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 }
 
 enum ArgumentParser {
-    /// The default when no subcommand is typed (hwprobe-cli.md: `hwprobe [list]`).
+    /// The default when no subcommand is typed (docs/cli.md: `hwprobe [list]`).
     static let defaultCommand = "list"
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {

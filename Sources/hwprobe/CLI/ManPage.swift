@@ -65,7 +65,7 @@ enum ManPage {
         return page.joined(separator: "\n") + "\n"
     }
 
-    /// hwprobe-cli.md, "Exit codes".
+    /// docs/cli.md, "Exit codes".
     static let exitCodes: [(Int, String)] = [
         (0, "done (list: whenever it could report anything)"),
         (1, "the flow ended in failure (mirror error, timeout, disconnection)"),

@@ -1,7 +1,7 @@
 import Flows
 import LinuxIO
 
-/// `import --password-file FILE` (hwprobe-cli.md): any readable path (pipes and `/dev/fd/N`
+/// `import --password-file FILE` (docs/cli.md): any readable path (pipes and `/dev/fd/N`
 /// included), or `-` for standard input's first line. At most 4 KiB: anything longer is not a
 /// password file but a mistake. An empty password is a usage error here, before any scanning,
 /// and never reaches the key derivation.

@@ -3,7 +3,7 @@ import HAL
 import Transports
 import MirrorV1
 
-/// The `mirror-v1` profile: what mirror-gatt-v1.md requires that a client can observe, in the
+/// The `mirror-v1` profile: what docs/mirror-gatt-v1.md requires that a client can observe, in the
 /// specification's order — advertising, the database, values and their ranges, the write
 /// validations and their error codes, the state machine and its deadlines, behaviour across a
 /// reconnect. Each check names the section it comes from in its title's words.

@@ -2,8 +2,8 @@ import Foundation
 import HAL
 import Transports
 
-/// `hwprobe check`: a profile's conformance checks against one peripheral (hwprobe-cli.md,
-/// "Additions", `check`): found by its advertisement (the first one a driver with a profile
+/// `hwprobe check`: a profile's conformance checks against one peripheral (docs/cli.md,
+/// `check`): found by its advertisement (the first one a driver with a profile
 /// claims, without ADDRESS), connected, then every check in the profile's order, each within its
 /// deadline, each passed, failed with what was expected and what was seen, or skipped with why.
 /// Exit 0 when nothing failed, 1 when a check failed, 3 when the device cannot be found or

@@ -3,7 +3,7 @@ import HAL
 import Transports
 
 /// `hwprobe gatt`: connect, dump the peripheral's whole GATT database with names, then do what
-/// was asked in the contract's order (hwprobe-cli.md, "`gatt` values"): reads, writes in the order
+/// was asked in the contract's order (docs/cli.md, "`gatt` values"): reads, writes in the order
 /// given, a subscription. Everything the person typed is checked before the controller opens, and
 /// every ID against the database before the first read, so a mistake costs no write.
 struct GattCommand: Sendable {

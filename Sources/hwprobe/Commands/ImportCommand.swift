@@ -56,7 +56,7 @@ struct ImportCommand: Sendable {
             console.diagnostic("hwprobe: could not turn core dumps off (\(error)); a crash could write the password to disk")
         }
         let passwordFile = invocation.value("--password-file")
-        // --json is unattended (hwprobe-cli.md): nobody is asked anything, at a terminal or not.
+        // --json is unattended (docs/cli.md): nobody is asked anything, at a terminal or not.
         // Without a password to read it is refused here, before any scanning, rather than
         // reaching a prompt that nobody is shown (the terminal still cooked: what was typed
         // would be echoed, and the run would wait for ever).

@@ -4,7 +4,7 @@ import HAL
 import LinuxIO
 import Transports
 
-/// The camera and pad halves of `--record FILE` and `replay:FILE` (hwprobe-cli.md, "Cassettes"),
+/// The camera and pad halves of `--record FILE` and `replay:FILE` (docs/cli.md, "Cassettes"),
 /// shared by every command of one run the way `TransportFactory.recorder` is for Bluetooth:
 /// `import` hands its camera through `recording(camera:)`, every haptic sink opened for the run
 /// goes through `recording(pad:…)`, and a sink opened on `replay:FILE` is a check that the run

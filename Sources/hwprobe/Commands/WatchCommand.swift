@@ -3,7 +3,7 @@ import HAL
 import LinuxIO
 import Transports
 
-/// `hwprobe watch` (hwprobe-cli.md, "Additions"): what appears and disappears while it runs.
+/// `hwprobe watch` (docs/cli.md): what appears and disappears while it runs.
 /// Controllers, cameras, haptic devices and serial ports are looked at again whenever the kernel
 /// announces a hotplug event in their subsystems (netlink uevents: no polling); peripherals come
 /// from advertisements on each `--hci` and go after 10 s unheard. It starts with an `added` event

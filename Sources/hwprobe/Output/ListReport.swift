@@ -1,4 +1,4 @@
-/// `hwprobe list --json`: the contract's shape, key for key (hwprobe-cli.md, "JSON").
+/// `hwprobe list --json`: the contract's shape, key for key (docs/cli.md, "JSON").
 ///
 /// Every local device also carries `id`: a URI that names it across replugs (issue 19, item 5;
 /// `DeviceIdentityChoice` picks it), and what it was made from (`usbPort`, `serial`, `busInfo`)

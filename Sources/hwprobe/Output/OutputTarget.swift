@@ -5,7 +5,7 @@ import LinuxIO
 /// `--btsnoop` (addresses, names, readings), and the future `--record` / `--report` files — all
 /// go through LinuxIO's ``PrivateFile`` (0600, never through a symbolic link, never over what they
 /// must not replace, never half there). This is the CLI's side of it: the check before any device
-/// opens (hwprobe-cli.md, "Additions": a typo costs nothing), the contract's error kinds and
+/// opens (docs/cli.md: a typo costs nothing), the contract's error kinds and
 /// words, and the cleanup on SIGTERM, SIGHUP and SIGINT through the one interrupt policy.
 enum OutputTarget {
     /// Throws a usage error (exit 2) for what the person typed wrong, a permission error (exit 3)
@@ -61,7 +61,7 @@ enum OutputTarget {
 
     static func directory(of path: String) -> String { PrivateFile.directoryPath(of: path) }
 
-    /// The contract's kind and words for each refusal (hwprobe-cli.md, "Exit codes").
+    /// The contract's kind and words for each refusal (docs/cli.md, "Exit codes").
     static func failure(_ error: PrivateFileError, option: String) -> CLIFailure {
         switch error {
         case .emptyPath:

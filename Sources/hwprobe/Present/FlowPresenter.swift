@@ -12,7 +12,7 @@ import Synchronization
 /// `-v`. When the terminal is given back, the log lines and the last screen are printed once, so
 /// what happened stays in the person's scrollback.
 ///
-/// Keys (hwprobe-cli.md, "Interactive use"): Left/Right and Tab/Shift-Tab move between a screen's
+/// Keys (docs/cli.md, "Interactive use"): Left/Right and Tab/Shift-Tab move between a screen's
 /// actions, Up/Down in a list, digits pick from a list, Enter takes the focused action, Esc or `q`
 /// leaves the way Ctrl-C does (unless the command gives Esc a meaning of its own on that screen,
 /// such as going back to the password field while decrypting). A focused password field takes the
@@ -306,7 +306,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     }
 
     /// While a flow waits with a deadline, the status line says for what and how long is left,
-    /// once a second on the flow's clock (hwprobe-cli.md: any wait over a second says so).
+    /// once a second on the flow's clock (docs/cli.md: any wait over a second says so).
     private func countDown(_ what: String?, limit: Duration) {
         guard drawsScreen else { return }
         // Each countdown has a generation; a tick of an older one (already past its cancellation

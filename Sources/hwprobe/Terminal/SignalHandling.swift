@@ -3,7 +3,7 @@ import HAL
 import LinuxIO
 import Synchronization
 
-/// The one interrupt policy of a hwprobe run (hwprobe-cli.md, "Interactive use").
+/// The one interrupt policy of a hwprobe run (docs/cli.md, "Interactive use").
 ///
 /// Every signal that ends or pauses a run is handled here, for the whole command, in ordinary
 /// code (a C handler only writes the signal's number to a pipe, read by one thread):

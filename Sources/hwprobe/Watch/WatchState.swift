@@ -1,7 +1,7 @@
 import Foundation
 
-/// What `hwprobe watch` has seen, and the events each new look gives (hwprobe-cli.md,
-/// "Additions", `watch`). Pure: fed snapshots of the local sections (after a hotplug event) and
+/// What `hwprobe watch` has seen, and the events each new look gives (docs/cli.md,
+/// `watch`). Pure: fed snapshots of the local sections (after a hotplug event) and
 /// advertisements with their times, it says what appeared, went away or changed.
 ///
 /// - Local devices (controllers, cameras, haptic devices, serial ports) are keyed by URI or path:

@@ -1,4 +1,4 @@
-"""The GATT database as JSON, in the shape of `hwprobe gatt --json` (specs/hwprobe-cli.md)."""
+"""The GATT database as JSON, in the shape of `hwprobe gatt --json` (docs/cli.md)."""
 from __future__ import annotations
 
 from bumble.core import UUID

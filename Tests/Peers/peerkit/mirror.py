@@ -1,4 +1,4 @@
-"""Profile `mirror`: the body-scan mirror GATT profile v1 (/work/shared/specs/mirror-gatt-v1.md).
+"""Profile `mirror`: the body-scan mirror GATT profile v1 (docs/mirror-gatt-v1.md).
 
 A simulated person and turntable scale drive the mirror's state machine. All durations below
 are "life" seconds, divided by the peer's speed factor (`--speed`, default 10).

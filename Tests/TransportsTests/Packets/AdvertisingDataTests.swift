@@ -7,7 +7,7 @@ import Testing
 @Suite struct AdvertisingDataTests {
     static let mirrorService = BluetoothUUID(string: "7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00")
 
-    /// The body-scan mirror as mirror-gatt-v1.md describes it (extended advertising: all four structures).
+    /// The body-scan mirror as docs/mirror-gatt-v1.md describes it (extended advertising: all four structures).
     static let mirrorAdvertisement = Advertisement(
         flags: 0x06, localName: "Mirror 4F2A", nameIsComplete: true,
         serviceUUIDs: [mirrorService].compactMap { $0 },

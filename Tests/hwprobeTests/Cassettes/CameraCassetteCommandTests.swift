@@ -5,7 +5,7 @@ import Testing
 import Transports
 @testable import hwprobe
 
-/// `import --record` and `--camera replay:` (hwprobe-cli.md, "Cassettes"): a backup imported
+/// `import --record` and `--camera replay:` (docs/cli.md, "Cassettes"): a backup imported
 /// from a video, recorded, then imported again from the cassette alone gives the same result,
 /// with the camera reported as it was recorded.
 @Suite struct CameraCassetteCommandTests {

@@ -21,7 +21,7 @@ final class SkippingClock: Clock, Sendable {
     }
 }
 
-/// `haptics --record` and `--device replay:` (hwprobe-cli.md, "Cassettes"): a recording of the
+/// `haptics --record` and `--device replay:` (docs/cli.md, "Cassettes"): a recording of the
 /// `log:` pad replays clean; a cassette with one command or offset changed, or another cue, exits 1
 /// saying which command, what was expected and what came, at which offset.
 @Suite struct PadCassetteCommandTests {

@@ -5,7 +5,7 @@ exporter host for a NetworkHwprobeBench, through the resource's `wrap_command` (
 connection to that host, shared by every command of the session). Report files hwprobe writes
 there (`--report junit:FILE`) are fetched back over the same connection.
 
-Exit codes follow hwprobe's contract (`hwprobe-cli.md`, "Exit codes"): 0 done, 1 the flow or a
+Exit codes follow hwprobe's contract (`docs/cli.md`, "Exit codes"): 0 done, 1 the flow or a
 check failed, 2 usage, 3 device or permission problem, 4 wrong password, 5 damaged backup, 130
 cancelled. `run` raises for anything but 0; `check` returns an outcome for 0 and 1 (a failed check
 is a result, not an error) and raises HwprobeDeviceError for 3.

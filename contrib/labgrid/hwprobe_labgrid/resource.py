@@ -15,7 +15,7 @@ import attr
 from labgrid.factory import target_factory
 from labgrid.resource.common import NetworkResource, Resource
 
-# The schemes hwprobe accepts for --hci (hwprobe-cli.md, "Device URIs").
+# The schemes hwprobe accepts for --hci (docs/cli.md, "Device URIs").
 CONTROLLER_SCHEMES = ("hci", "uart", "tcp", "sim", "replay")
 
 

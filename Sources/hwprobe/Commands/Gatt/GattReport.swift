@@ -1,7 +1,7 @@
 import HAL
 import Transports
 
-/// What `gatt` prints: the database (hwprobe-cli.md, "JSON" and "`gatt` values"), with names,
+/// What `gatt` prints: the database (docs/cli.md, "JSON" and "`gatt` values"), with names,
 /// the values read, the writes made and the values a subscription received.
 struct GattReport: Encodable, Equatable, Sendable {
     struct Descriptor: Encodable, Equatable, Sendable {

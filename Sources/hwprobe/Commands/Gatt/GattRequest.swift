@@ -1,6 +1,6 @@
 import HAL
 
-/// Which characteristic a `gatt` option names (hwprobe-cli.md, "`gatt` values"): its UUID (the
+/// Which characteristic a `gatt` option names (docs/cli.md, "`gatt` values"): its UUID (the
 /// first characteristic with it, in discovery order) or its value handle.
 enum CharacteristicID: Hashable, Sendable, CustomStringConvertible {
     case uuid(BluetoothUUID)

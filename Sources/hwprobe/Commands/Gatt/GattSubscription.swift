@@ -161,7 +161,7 @@ struct GattSubscriber: Sendable {
         json ? (count ?? SubscriptionRecord.jsonCap) : 0
     }
 
-    /// `SECONDS  HANDLE  HEX`, one line per value (hwprobe-cli.md, "`gatt` values").
+    /// `SECONDS  HANDLE  HEX`, one line per value (docs/cli.md, "`gatt` values").
     static func line(_ t: Duration, handle: UInt16, value: [UInt8]) -> String {
         String(format: "%.3f", seconds(t)) + "  \(handle)  " + HexValue.text(value) + "\n"
     }
