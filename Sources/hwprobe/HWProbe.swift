@@ -120,8 +120,9 @@ struct HWProbe: Sendable {
         do {
             code = try await command(invocation, transports: transports, checkCases: checkCases)
         } catch {
-            // A session that failed is worth keeping too (a mirror fault, a timeout): it replays the same way.
-            _ = keep(recorder, media: media, at: recordPath, anonymized: anonymize)
+            // A session that failed is worth keeping too (a mirror fault, a timeout): it replays
+            // the same way. A command refused before it ran (usage) recorded nothing to keep.
+            if error.kind != .usage { _ = keep(recorder, media: media, at: recordPath, anonymized: anonymize) }
             throw error
         }
         let kept = keep(recorder, media: media, at: recordPath, anonymized: anonymize).map { code == ExitCode.success ? $0 : code } ?? code

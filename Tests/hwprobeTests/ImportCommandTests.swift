@@ -260,6 +260,53 @@ import MediaSupport
     }
 }
 
+/// The simulated camera's faults strike once, like the mirror's (issue 27, item 11).
+@Suite struct SimulatedCameraFaultTests {
+    /// `sim:?backup=short` stops after two codes; carrying on with it shows the rest, so the
+    /// import completes instead of asking the same question for ever.
+    @Test func carryingOnAfterAShortCameraCompletes() async throws {
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        let out = scratch.path("vault.json")
+        let captured = CapturedConsole()
+        let asked = Locked(0)
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.bench = SimulatedBench(clock: ScaledClock(speed: 25))
+        cli.importQuestions = ImportQuestions(isInteractive: { true }, otherCameras: { [] })
+        cli.person = { screen in
+            switch screen.content {
+            case .passwordField(let field) where field.status == .normal:
+                return DemoCommand.password.map { Key.character($0) } + [.enter]
+            case .pickList where screen.title == "The camera stopped":
+                // Carry on the first time; leave if asked again.
+                return asked.withLock { $0 += 1; return $0 == 1 ? [.character("1")] : [.escape] }
+            default:
+                return []
+            }
+        }
+        let code = await cli.run(["import", "--camera", "sim:?backup=short", "--out", out, "--no-color"])
+        #expect(code == 0, "\(captured.stderr.suffix(600))")
+        #expect(asked.withLock { $0 } == 1)
+        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: out)), as: UTF8.self) == DemoCommand.sampleVault)
+    }
+
+    /// The simulated camera has no frames to record: `--record` is refused before anything runs,
+    /// instead of writing an empty cassette and saying nothing.
+    @Test func recordingTheSimulatedCameraIsRefused() async throws {
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        let password = try scratch.write("password", DemoCommand.password + "\n")
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.bench = SimulatedBench(clock: ScaledClock(speed: 25))
+        let code = await cli.run(["import", "--camera", "sim:", "--password-file", password, "--out", scratch.path("vault.json"),
+                                  "--record", scratch.path("import.cassette"), "--json"])
+        #expect(code == 2)
+        #expect(captured.stdout.contains("the simulated camera (sim:) has none"), "\(captured.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.directory.path) == ["password"])
+    }
+}
+
 /// Unattended, a camera that keeps streaming without ever showing the next code ends the run
 /// after the idle limit instead of holding it forever.
 @Suite struct ImportIdleLimitTests {

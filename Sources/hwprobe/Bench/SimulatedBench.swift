@@ -35,7 +35,12 @@ struct SimulatedBench: Sendable {
 
     /// The bench camera's view: the codes of a backup made with the demo's password, out of order,
     /// with a repeat and a stray code. Made when asked for (it costs one key derivation).
-    var backupCodes: FakeCodeSource {
+    var backupCodes: FakeCodeSource { backupCodes(reconnected: false) }
+
+    /// The same, or, once the person has carried on after the camera stopped (`reconnected`), what
+    /// the camera shows when plugged back in: a `short` camera then shows every code (its fault
+    /// struck once, like the mirror's), the others show what they showed before.
+    func backupCodes(reconnected: Bool) -> FakeCodeSource {
         let codes = Self.demoBackupCodes ?? []
         let texts: [String]
         var batches: [[DecodedSymbol]]?
@@ -52,7 +57,7 @@ struct SimulatedBench: Sendable {
         case .slow:
             texts = Self.slowBackupCodes ?? []
         case .short:
-            texts = codes.count == 4 ? [codes[2], codes[0]] : []
+            texts = codes.count == 4 ? (reconnected ? [codes[3], codes[2], codes[1], codes[0]] : [codes[2], codes[0]]) : []
         case .none:
             texts = []
             batches = Array(repeating: [], count: 100_000)

@@ -46,6 +46,12 @@ struct ImportCommand: Sendable {
         }
         let uri: DeviceURI
         uri = try DeviceURIArgument.parse(cameraText, option: "--camera")
+        if case .sim = uri, invocation.value("--record") != nil {
+            // The simulated camera hands the flow decoded codes, not frames: a cassette of it
+            // would hold nothing (issue 27, item 11).
+            throw CLIFailure(kind: .usage, message: "--record keeps a camera's frames, and the simulated camera (sim:) has none: "
+                             + "record a real camera (--camera v4l2:/dev/videoN) or a video (--camera file:PATH)")
+        }
         let sink = try HapticSinks(registry: registry, console: console, media: media).open(option: invocation.value("--haptics"))
         let requestedIdleLimit = try Self.idleLimit(invocation)
         let force = invocation.has("--force")
@@ -220,7 +226,7 @@ struct ImportCommand: Sendable {
             guard let picked = await choices.next(), let text = picked else { break }
             do throws(CLIFailure) {
                 let next = try DeviceURIArgument.parse(text, option: "--camera")
-                let source = try await codeSource(for: next, clock: clock)
+                let source = try await codeSource(for: next, clock: clock, reconnected: true)
                 scannedSinceAsking = true
                 scanned = await importer.resume(with: source)
             } catch {
@@ -265,10 +271,11 @@ struct ImportCommand: Sendable {
                }))
     }
 
-    private func codeSource(for uri: DeviceURI, clock: any Clock<Duration>) async throws(CLIFailure) -> any CodeSource {
+    /// The codes `uri` shows; `reconnected` when the person carries on after a camera stopped.
+    private func codeSource(for uri: DeviceURI, clock: any Clock<Duration>, reconnected: Bool = false) async throws(CLIFailure) -> any CodeSource {
         switch uri {
         case .sim:
-            return try bench.configured(for: uri).backupCodes
+            return try bench.configured(for: uri).backupCodes(reconnected: reconnected)
         case .file, .v4l2, .replay:
             let decoder = try Self.decoder()
             do {
