@@ -131,6 +131,17 @@ extension BodyScanFlowTests {
         #expect(await harness.mirror.connectionCount == 2)
     }
 
+    /// The *taking longer* line stands beside the alignment tip, not instead of it (issue 27,
+    /// item 11).
+    @Test func theSlowWarningKeepsTheAlignmentTip() async throws {
+        let harness = ScanHarness(script: MirrorScript(fault: .neverAligned))
+        _ = try #require(await harness.run())
+        let warned = harness.log.screens.filter { $0.title == "Line up the scale" && $0.footer?.tone == .warning }
+        let footer = try #require(warned.last?.footer?.text)
+        #expect(footer.contains("Taking longer than usual."), "\(footer)")
+        #expect(footer.hasPrefix("Turn the scale") || footer.contains(" closer") || footer.contains("further away"), "the tip is kept: \(footer)")
+    }
+
     @Test func aLowBatteryFailsOnceAndTryAgainCompletes() async throws {
         let harness = ScanHarness(script: MirrorScript(fault: .lowBattery(percent: 12)))
         let first = try #require(await harness.run())

@@ -123,6 +123,11 @@ final class ScanAttempt {
 
     private var states: [BodyScanState] = []
     private var screen: Screen?
+    /// The screen as its state last drew it, before any *taking longer* line was added.
+    private var drawn: Screen?
+    /// The *taking longer* line of the state now on screen, once its warning time has passed: it
+    /// stays beside whatever that state draws next (a new alignment tip), until the state ends.
+    private var slowHint: String?
     private var link: (any ScaleConnection)?
     private var scale: ScaleStatus?
     private var alignment: Alignment?
@@ -588,22 +593,29 @@ final class ScanAttempt {
     /// on `.entered` then never draws the new screen with the old wait's countdown on it.
     private func enter(_ state: BodyScanState, _ screen: Screen) {
         states.append(state)
+        slowHint = nil
         flow.entered(state)
         output.yield(.event(.entered(state)))
         show(screen)
     }
 
     private func show(_ screen: Screen) {
-        guard screen != self.screen else { return }
-        self.screen = screen
-        output.yield(.screen(screen))
+        drawn = screen
+        var shown = screen
+        if let slowHint {
+            // Beside the state's own footer (the alignment tip), not instead of it.
+            shown.footer = Footer([screen.footer?.text, slowHint].compactMap { $0 }.joined(separator: " "), tone: .warning)
+            shown.motion = nil
+        }
+        guard shown != self.screen else { return }
+        self.screen = shown
+        output.yield(.screen(shown))
     }
 
     private func warn(_ state: BodyScanState) {
-        guard var warned = screen else { return }
-        warned.footer = Footer(BodyScanScreens.slowHint(state), tone: .warning)
-        warned.motion = nil
-        show(warned)
+        guard let drawn else { return }
+        slowHint = BodyScanScreens.slowHint(state)
+        show(drawn)
         cue(.warning)
         announce(BodyScanScreens.slowHint(state), .polite)
     }
