@@ -63,8 +63,9 @@ struct HWProbe: Sendable {
         var failure: CLIFailure?
         var code: Int32
         let checkCases = Locked<(suite: String, cases: [RunReport.Case])?>(nil)
+        let details = Locked(RunDetails())
         do {
-            code = try await dispatch(invocation, checkCases: checkCases)
+            code = try await dispatch(invocation, checkCases: checkCases, details: details)
         } catch {
             if invocation.wantsJSON { console.out(JSON.error(error)) }
             console.err("hwprobe \(invocation.command): \(error.message)\n")
@@ -75,7 +76,7 @@ struct HWProbe: Sendable {
             let elapsed = start.duration(to: clock.now)
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             var report = ReportTargets.runReport(for: invocation, arguments: arguments, started: started, seconds: seconds,
-                                                 exitCode: code, failure: failure)
+                                                 exitCode: code, failure: failure, details: details.withLock { $0 })
             // `check` reports one case per check, in a suite named for its profile.
             if let (suite, cases) = checkCases.withLock({ $0 }) {
                 report.suite = suite
@@ -87,7 +88,8 @@ struct HWProbe: Sendable {
         return code
     }
 
-    private func dispatch(_ invocation: Invocation, checkCases: Locked<(suite: String, cases: [RunReport.Case])?>) async throws(CLIFailure) -> Int32 {
+    private func dispatch(_ invocation: Invocation, checkCases: Locked<(suite: String, cases: [RunReport.Case])?>,
+                          details: Locked<RunDetails>) async throws(CLIFailure) -> Int32 {
         // A capture may carry personal data: the same rules as --out, checked before any
         // controller opens (an existing file is never overwritten, a symlink never followed).
         if let snoop = invocation.value("--btsnoop") { try OutputTarget.check(snoop, replacing: false, option: "--btsnoop") }
@@ -114,11 +116,12 @@ struct HWProbe: Sendable {
         let media = MediaCassettes(recordPath: recordPath, hapticClock: hapticClock)
         transports.media = media
         guard let recordPath, let recorder = transports.recorder else {
-            return checkingCapture(invocation, checkingReplays(media, try await command(invocation, transports: transports, checkCases: checkCases), invocation))
+            return checkingCapture(invocation, checkingReplays(media, try await command(invocation, transports: transports, checkCases: checkCases,
+                                                                                        details: details), invocation))
         }
         let code: Int32
         do {
-            code = try await command(invocation, transports: transports, checkCases: checkCases)
+            code = try await command(invocation, transports: transports, checkCases: checkCases, details: details)
         } catch {
             // A session that failed is worth keeping too (a mirror fault, a timeout): it replays
             // the same way. A command refused before it ran (usage) recorded nothing to keep.
@@ -172,7 +175,7 @@ struct HWProbe: Sendable {
     }
 
     private func command(_ invocation: Invocation, transports: TransportFactory,
-                         checkCases: Locked<(suite: String, cases: [RunReport.Case])?>) async throws(CLIFailure) -> Int32 {
+                         checkCases: Locked<(suite: String, cases: [RunReport.Case])?>, details: Locked<RunDetails>) async throws(CLIFailure) -> Int32 {
         switch invocation.command {
         case "list": return try await list(invocation, transports: transports)
         case "help": return help(invocation)
@@ -182,7 +185,7 @@ struct HWProbe: Sendable {
             return try await ImportCommand(console: console, bench: bench, registry: registry, questions: importQuestions, person: person,
                                            media: transports.media).run(invocation)
         case "weigh":
-            return try await WeighCommand(console: console, registry: registry, transports: transports).run(invocation)
+            return try await WeighCommand(console: console, registry: registry, transports: transports, details: details).run(invocation)
         case "gatt":
             return try await GattCommand(console: console, transports: transports).run(invocation)
         case "watch":
@@ -190,7 +193,7 @@ struct HWProbe: Sendable {
         case "check":
             return try await CheckCommand(console: console, registry: registry, transports: transports, reportCases: checkCases).run(invocation)
         case "scan":
-            return try await ScanCommand(console: console, registry: registry, transports: transports, person: person).run(invocation)
+            return try await ScanCommand(console: console, registry: registry, transports: transports, person: person, details: details).run(invocation)
         case "haptics":
             return try await HapticsCommand(console: console, sinks: HapticSinks(registry: registry, console: console, media: transports.media)).run(invocation)
         default:

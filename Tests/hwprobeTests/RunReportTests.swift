@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HAL
 @testable import hwprobe
 
 /// The report writers as pure functions: the bytes a CI server gets.
@@ -40,5 +41,46 @@ import Testing
         #expect(lines.contains("ok 3 - notifies after a reconnect # SKIP needs a scan"))
         #expect(lines.contains("  duration_ms: 1500"))
         #expect(TAPReport.quoted("q\"\\\u{01}") == #""q\"\\\u0001""#)
+    }
+}
+
+/// The reports of `scan` and `weigh` say what happened (issue 27, item 9): a failure's kind and
+/// the mirror's error code, a pass's result, and the address used even when none was typed.
+@Suite struct CommandReportDetailTests {
+    func report(_ arguments: [String]) async throws -> (code: Int32, xml: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let junit = directory.appendingPathComponent("run.xml").path
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.bench = SimulatedBench(clock: ScaledClock(speed: 25))
+        let code = await cli.run(arguments + ["--report", "junit:\(junit)"])
+        return (code, try String(contentsOfFile: junit, encoding: .utf8))
+    }
+
+    @Test func aFailedScanNamesTheKindAndTheMirrorsCode() async throws {
+        let (code, xml) = try await report(["scan", "--hci", "sim:?fault=error&code=6", "--yes", "--json"])
+        #expect(code == 1)
+        #expect(xml.contains(#"type="mirrorError 6""#), "\(xml)")
+        #expect(xml.contains("battery"), "\(xml)")
+        #expect(!xml.contains("ended with exit code"))
+        #expect(xml.contains(#"<property name="peripheral" value="C0:FF:EE:00:4F:2A"/>"#), "the mirror found, not typed: \(xml)")
+    }
+
+    @Test func aCompleteScanCarriesItsResult() async throws {
+        let (code, xml) = try await report(["scan", "--hci", "sim:", "--yes", "--json"])
+        #expect(code == 0)
+        for name in ["scanId", "weightKg", "bodyFatPercent", "pointCount", "peripheral"] {
+            #expect(xml.contains(#"<property name="\#(name)" value=""#), "\(name): \(xml)")
+        }
+    }
+
+    @Test func aWeighingCarriesTheWeightAndTheScale() async throws {
+        let (code, xml) = try await report(["weigh", "--hci", "sim:", "--json"])
+        #expect(code == 0)
+        #expect(xml.contains(#"<property name="weightKg" value="72.35"/>"#), "\(xml)")
+        #expect(xml.contains(#"<property name="peripheral" value="D4:12:3A:00:18:1D"/>"#), "\(xml)")
+        #expect(xml.contains(#"<property name="driver" value="standard-scale"/>"#), "\(xml)")
     }
 }

@@ -128,6 +128,8 @@ final class ScanAttempt {
     /// The *taking longer* line of the state now on screen, once its warning time has passed: it
     /// stays beside whatever that state draws next (a new alignment tip), until the state ends.
     private var slowHint: String?
+    /// The mirror this attempt connected to (or tried to).
+    private var chosenMirror: BLEAddress?
     private var link: (any ScaleConnection)?
     private var scale: ScaleStatus?
     private var alignment: Alignment?
@@ -146,7 +148,7 @@ final class ScanAttempt {
     }
 
     func execute() async -> BodyScanOutcome {
-        let outcome: BodyScanOutcome
+        var outcome: BodyScanOutcome
         do {
             let result = try await scan()
             enter(.complete, BodyScanScreens.complete(result, motion: motion))
@@ -167,6 +169,7 @@ final class ScanAttempt {
                 outcome = BodyScanOutcome(kind: .failed, states: states, failure: failure)
             }
         }
+        outcome.mirror = chosenMirror
         post.finish()
         return outcome
     }
@@ -290,6 +293,7 @@ final class ScanAttempt {
     }
 
     private func connect(to device: DiscoveredDevice) async throws(ScanStop) {
+        chosenMirror = device.address
         let state = states.last ?? .connecting
         show(BodyScanScreens.connecting(to: device.name ?? device.address.description))
         let transport = transport

@@ -47,6 +47,8 @@ package struct BodyScanOutcome: Hashable, Sendable {
     public var result: ScanResult?
     /// Why it failed, present only when `kind` is `.failed`.
     public var failure: BodyScanFailure?
+    /// The mirror the scan used, once it had chosen one (reports name it even when not typed).
+    public var mirror: BLEAddress?
 
     package init(kind: Kind, states: [BodyScanState], result: ScanResult? = nil, failure: BodyScanFailure? = nil) {
         self.kind = kind

@@ -14,6 +14,8 @@ struct ScanCommand: Sendable {
     var transports: TransportFactory
     /// For tests: the keys a person presses on each screen, instead of a terminal's.
     var person: (@Sendable (Screen) -> [Key])?
+    /// Where `--report` learns the mirror used, the result, and a failure the flow presented.
+    var details: Locked<RunDetails>?
 
     struct Report: Encodable {
         struct Result: Encodable {
@@ -104,10 +106,27 @@ struct ScanCommand: Sendable {
         if invocation.wantsJSON {
             console.out(JSON.encode(Self.report(outcome)))
         }
+        details?.withLock { Self.describe(outcome, into: &$0) }
         if outcome.kind == .cancelled || leftAtTheEnd {
             return SignalHandling.shared.interruption.map(SignalHandling.exitCode(for:)) ?? 130
         }
         return outcome.kind == .complete ? 0 : 1
+    }
+
+    /// The outcome as `--report` gives it: the mirror, the result's figures, the failure's kind
+    /// (with the mirror's error code) and words.
+    static func describe(_ outcome: BodyScanOutcome, into details: inout RunDetails) {
+        if let mirror = outcome.mirror { details.set("peripheral", mirror.description) }
+        if let result = outcome.result {
+            details.set("scanId", String(result.scanID))
+            details.set("weightKg", String(result.kilograms))
+            details.set("bodyFatPercent", String(result.bodyFatPercent))
+            details.set("pointCount", String(result.pointCount))
+        }
+        if let failure = outcome.failure {
+            let kind = failure.code.map { "\(failure.reason.rawValue) \($0)" } ?? failure.reason.rawValue
+            details.failure = (kind: kind, message: "\(failure.message) \(failure.tip) (state \(failure.state.rawValue))")
+        }
     }
 
     static func report(_ outcome: BodyScanOutcome) -> Report {

@@ -12,6 +12,8 @@ struct WeighCommand: Sendable {
     var console: Console
     var registry: DriverRegistry
     var transports: TransportFactory
+    /// Where `--report` learns the scale used and what it weighed.
+    var details: Locked<RunDetails>?
 
     struct Report: Encodable {
         var address: String
@@ -60,6 +62,11 @@ struct WeighCommand: Sendable {
         await close()
         switch outcome {
         case .success(let report):
+            details?.withLock {
+                $0.set("peripheral", report.address)
+                $0.set("driver", report.driver)
+                $0.set("weightKg", String(report.weightKg))
+            }
             console.out(invocation.wantsJSON ? JSON.encode(report)
                         : "\(formatKilograms(report.weightKg)) kg from \(report.address) (\(report.driver))\n")
             return 0

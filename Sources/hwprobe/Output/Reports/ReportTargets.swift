@@ -56,7 +56,8 @@ struct ReportTargets: Sendable {
 
     /// The one case a command's run is: passed when it ended with 0, else failed with its reason.
     static func runReport(for invocation: Invocation, arguments: [String], started: Date, seconds: Double,
-                          exitCode: Int32, failure: CLIFailure?, locator: @autoclosure () -> DeviceLocator = .live) -> RunReport {
+                          exitCode: Int32, failure: CLIFailure?, details: RunDetails = RunDetails(),
+                          locator: @autoclosure () -> DeviceLocator = .live) -> RunReport {
         let command = invocation.command
         let option = ["--hci", "--camera", "--device"].first { invocation.value($0) != nil }
         let device = option.flatMap { invocation.value($0) }
@@ -72,6 +73,11 @@ struct ReportTargets: Sendable {
         if let address = invocation.value("--mirror") ?? (["check", "weigh", "gatt"].contains(command) ? invocation.positionals.first : nil) {
             properties.append(.init(name: "peripheral", value: address))
         }
+        // What the command found and measured: the address it used replaces the one typed.
+        for property in details.properties {
+            properties.removeAll { $0.name == property.name }
+            properties.append(property)
+        }
         var title = "hwprobe \(command)"
         if let device { title += " on \(device)" }
         if let address = invocation.value("--mirror") ?? invocation.positionals.first { title += " \(address)" }
@@ -79,6 +85,8 @@ struct ReportTargets: Sendable {
         let result: RunReport.Case.Result
         if exitCode == 0 {
             result = .passed
+        } else if failure == nil, let presented = details.failure {
+            result = .failed(kind: presented.kind, message: presented.message + " (exit \(exitCode))")
         } else {
             let kind = failure.map { "\($0.kind)" } ?? "exit \(exitCode)"
             result = .failed(kind: kind, message: (failure?.message ?? "ended with exit code \(exitCode)") + " (exit \(exitCode))")
