@@ -97,7 +97,7 @@ struct HWProbe: Sendable {
         let log = invocation.has("--verbose") ? HostEventLog(console: console, registry: registry) : nil
         var transports = TransportFactory(bench: bench, registry: registry, log: log)
         let console = console
-        transports.replayWarning = { console.err("hwprobe: \($0)\n") }
+        transports.replayWarning = { console.errLines("hwprobe: \($0)\n") }
         // A cassette carries what a capture does: the same rules, checked as early.
         let recordPath = invocation.value("--record")
         let anonymize = invocation.has("--anonymize")

@@ -43,7 +43,12 @@ final class Console: Sendable {
     /// messages quoting them reach the terminal, so it is escaped here once rather than at each
     /// of the places that put such text into a message. JSON passes unchanged (it has no
     /// control characters left: ``JSON`` escapes them).
-    func out(_ text: String) { sink(.out, PrintableText.escaping(text, keepingLayout: true)) }
+    /// A status line shown on a terminal stderr is cleared first: stdout is usually the same
+    /// terminal, and a result printed after `[1/46] …` would otherwise run on from it.
+    func out(_ text: String) {
+        clearStatus()
+        sink(.out, PrintableText.escaping(text, keepingLayout: true))
+    }
     /// Text for people, on stderr, escaped as ``out(_:)``.
     func err(_ text: String) { sink(.err, PrintableText.escaping(text, keepingLayout: true)) }
 
@@ -62,6 +67,19 @@ final class Console: Sendable {
         }
         clearStatus()
         sink(.err, PrintableText.escaping(line, keepingLayout: true) + "\n")
+    }
+
+    /// Lines for the person on stderr, as ``err(_:)``, but into the log area of a flow being
+    /// drawn while one owns the screen (issue 27, item 8): raw lines written under a full-screen
+    /// view would land over it, and be gone when it ends; the log area keeps them for the
+    /// transcript printed at the end.
+    func errLines(_ text: String) {
+        if let owner = takeover.withLock({ $0 }) {
+            for line in text.split(separator: "\n") { owner.diagnostic(String(line)) }
+            return
+        }
+        clearStatus()
+        err(text)
     }
 
     /// What is being waited for right now, e.g. `scanning tcp:127.0.0.1:9101: 2 s left`; nil

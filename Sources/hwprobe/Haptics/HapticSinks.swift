@@ -39,7 +39,7 @@ struct HapticSinks: Sendable {
         switch uri {
         case .log:
             let console = console, toOut = logToStandardOutput
-            return recorded(Self.logActuator(clock: clock) { text in toOut ? console.out(text) : console.err(text) }, driver: "log")
+            return recorded(Self.logActuator(clock: clock) { text in toOut ? console.out(text) : console.errLines(text) }, driver: "log")
         case .bell:
             let console = console
             return recorded(BellActuator { console.errControl("\u{07}") }, driver: "bell")
