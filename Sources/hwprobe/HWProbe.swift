@@ -163,6 +163,7 @@ struct HWProbe: Sendable {
         do throws(CLIFailure) {
             let finished = try media.finish(ble: recorder, anonymized: anonymized)
             published = finished.published
+            if let warning = finished.warning { console.diagnostic("hwprobe: \(warning)") }
             // A session ended by Ctrl-C (a subscription, a cancelled scan) is kept too.
             try OutputTarget.write(Array(finished.text.utf8), to: path, replacing: false, option: "--record",
                                    evenAfterInterrupt: true)

@@ -115,6 +115,25 @@ import MediaSupport
         return (code, captured.stdout, captured.stderr)
     }
 
+    /// Issue 27, item 5: `--anonymize` on an import's cassette replaces the video's path and
+    /// says plainly that the frames (the backup's codes) are left as they were.
+    @Test func anAnonymizedImportCassetteHidesThePathAndWarnsAboutTheFrames() async throws {
+        let scratch = try ImportCommandTests.Scratch()
+        defer { scratch.remove() }
+        let video = scratch.path("alice-vault-backup.y4m")
+        try Self.makeVideo(at: video)
+        let password = try scratch.write("password", Self.password + "\n")
+        let cassette = scratch.path("import.cassette")
+        let result = await run(["import", "--camera", "file:\(video)?pace=max", "--password-file", password, "--out", scratch.path("vault.json"),
+                                "--record", cassette, "--anonymize", "--json"])
+        #expect(result.code == 0, "\(result.err.suffix(400))")
+        #expect(result.err.contains("--anonymize left the camera's frames as they were"), "\(result.err)")
+        let text = try String(contentsOfFile: cassette, encoding: .utf8)
+        #expect(!text.contains("alice"), "\(text.prefix(600))")
+        #expect(text.contains("camera-1.y4m"), "\(text.prefix(600))")
+        #expect(text.contains("# the camera frames are not anonymized"))
+    }
+
     @Test func theRightPasswordGetsThePlaintextOutOfTheVideo() async throws {
         let scratch = try ImportCommandTests.Scratch()
         defer { scratch.remove() }

@@ -10,9 +10,33 @@ import HAL
 /// Replacements keep each value's length (the AD structures and ATT PDUs around them stay valid,
 /// and a replay's MTU arithmetic is unchanged) and an address its type bits (a static random
 /// address stays static). Driver matching is unaffected for the drivers here (none matches by
-/// name or address); what a profile hides elsewhere (the mirror's serial in its manufacturer
-/// data) is not recognised and stays.
+/// name or address).
+///
+/// An address also hides in values (issue 27, item 5): many vendors put it in their manufacturer
+/// data (least significant byte first, as on air), Xiaomi in its service data (most significant
+/// first), and System ID (0x2A23) is commonly made from it. Every recorded advertisement and ATT
+/// value is searched for each peripheral's address in either byte order and given the
+/// replacement in the same order, and System ID values are replaced whole. What a profile keeps in
+/// its manufacturer data (the mirror's serial) is named by ``ManufacturerField`` rules the caller
+/// gives, from the drivers that know those layouts.
 public struct CassetteAnonymizer {
+    /// A field of identifying bytes inside one company's manufacturer data: the bytes at `range`
+    /// (counted after the two company-ID bytes) when the data begins with `prefix`.
+    public struct ManufacturerField: Sendable, Hashable {
+        public var companyID: UInt16
+        public var prefix: [UInt8]
+        public var range: Range<Int>
+
+        public init(companyID: UInt16, prefix: [UInt8], range: Range<Int>) {
+            self.companyID = companyID
+            self.prefix = prefix
+            self.range = range
+        }
+    }
+
+    /// The manufacturer-data fields replaced as serial numbers.
+    public var manufacturerFields: [ManufacturerField] = []
+    private var fieldValues: [[UInt8]: [UInt8]] = [:]
     private var addresses: [BLEAddress: BLEAddress] = [:]
     /// Pads' serials that are Bluetooth addresses but no peripheral's.
     private var padAddresses: [[UInt8]: BLEAddress] = [:]
@@ -20,11 +44,13 @@ public struct CassetteAnonymizer {
     private var serials: [[UInt8]: [UInt8]] = [:]
 
     /// An anonymizer with no replacements yet; reuse one to keep replacements consistent across calls.
-    public init() {}
+    public init(manufacturerFields: [ManufacturerField] = []) {
+        self.manufacturerFields = manufacturerFields
+    }
 
     /// The cassette with its identifying values replaced.
-    public static func anonymize(_ cassette: BLECassette) -> BLECassette {
-        var anonymizer = CassetteAnonymizer()
+    public static func anonymize(_ cassette: BLECassette, manufacturerFields: [ManufacturerField] = []) -> BLECassette {
+        var anonymizer = CassetteAnonymizer(manufacturerFields: manufacturerFields)
         return anonymizer.anonymize(cassette)
     }
 
@@ -46,6 +72,22 @@ public struct CassetteAnonymizer {
             }
             result.peripherals[index] = peripheral
         }
+        // Last, every address left inside a value, whichever peripheral's value holds it.
+        let patterns = addresses.flatMap { original, replacement in
+            [(original.bytes, replacement.bytes), (Array(original.bytes.reversed()), Array(replacement.bytes.reversed()))]
+        }
+        for index in result.peripherals.indices {
+            for record in result.peripherals[index].advertising.indices {
+                result.peripherals[index].advertising[record].data = Self.replacing(patterns, in: result.peripherals[index].advertising[record].data)
+            }
+            for connection in result.peripherals[index].connections.indices {
+                for record in result.peripherals[index].connections[connection].att.indices {
+                    let pdu = result.peripherals[index].connections[connection].att[record].pdu
+                    guard pdu.count > 1 else { continue }
+                    result.peripherals[index].connections[connection].att[record].pdu = [pdu[0]] + Self.replacing(patterns, in: Array(pdu.dropFirst()))
+                }
+            }
+        }
         return result
     }
 
@@ -56,8 +98,25 @@ public struct CassetteAnonymizer {
         return BLEAddress(bytes: [first, 0x00, 0x00, 0x00, UInt8((number >> 8) & 0xFF), UInt8(number & 0xFF)], kind: original.kind) ?? original
     }
 
-    /// The value handles of Device Name (0x2A00) and Serial Number String (0x2A25), from the
-    /// recorded discovery.
+    /// Every occurrence of each pattern's original replaced by its replacement (same length).
+    static func replacing(_ patterns: [([UInt8], [UInt8])], in bytes: [UInt8]) -> [UInt8] {
+        var out = bytes
+        for (original, replacement) in patterns where original.count == replacement.count && !original.isEmpty && original.count <= out.count {
+            var index = 0
+            while index + original.count <= out.count {
+                if out[index..<(index + original.count)].elementsEqual(original) {
+                    out.replaceSubrange(index..<(index + original.count), with: replacement)
+                    index += original.count
+                } else {
+                    index += 1
+                }
+            }
+        }
+        return out
+    }
+
+    /// The value handles of Device Name (0x2A00), Serial Number String (0x2A25) and System ID
+    /// (0x2A23, replaced as a serial), from the recorded discovery.
     static func identifyingHandles(_ peripheral: BLECassette.Peripheral) -> (names: Set<UInt16>, serials: Set<UInt16>) {
         var names: Set<UInt16> = []
         var serials: Set<UInt16> = []
@@ -68,7 +127,7 @@ public struct CassetteAnonymizer {
                     let valueHandle = UInt16(entry.value[1]) | UInt16(entry.value[2]) << 8
                     switch BluetoothUUID(littleEndian: entry.value.dropFirst(3)) {
                     case BluetoothUUID(0x2A00): names.insert(valueHandle)
-                    case BluetoothUUID(0x2A25): serials.insert(valueHandle)
+                    case BluetoothUUID(0x2A25), BluetoothUUID(0x2A23): serials.insert(valueHandle)
                     default: break
                     }
                 }
@@ -88,6 +147,15 @@ public struct CassetteAnonymizer {
             if type == 0x08 || type == 0x09 {
                 let range = (index + 2)..<(index + 1 + length)
                 out.replaceSubrange(range, with: name(Array(data[range])))
+            } else if type == 0xFF, length >= 3 {
+                // Manufacturer data: company ID (little-endian), then the company's bytes.
+                let company = UInt16(data[index + 2]) | UInt16(data[index + 3]) << 8
+                let body = (index + 4)..<(index + 1 + length)
+                let value = Array(data[body])
+                for field in manufacturerFields where field.companyID == company && value.starts(with: field.prefix) && field.range.upperBound <= value.count {
+                    let range = (body.lowerBound + field.range.lowerBound)..<(body.lowerBound + field.range.upperBound)
+                    out.replaceSubrange(range, with: fieldValue(Array(data[range])))
+                }
             }
             index += 1 + length
         }
@@ -130,6 +198,19 @@ public struct CassetteAnonymizer {
         return replacement
     }
 
+    /// A manufacturer-data serial: `00 00 00 01`, `00 00 00 02`… (binary) in the original's length.
+    private mutating func fieldValue(_ original: [UInt8]) -> [UInt8] {
+        if let known = fieldValues[original] { return known }
+        var number = fieldValues.count + 1
+        var replacement = [UInt8](repeating: 0, count: original.count)
+        for index in replacement.indices.reversed() {
+            replacement[index] = UInt8(number & 0xFF)
+            number >>= 8
+        }
+        fieldValues[original] = replacement
+        return replacement
+    }
+
     /// `0000001`, `0000002`… in the original's length.
     mutating func serial(_ original: [UInt8]) -> [UInt8] {
         if let known = serials[original] { return known }
@@ -152,12 +233,21 @@ extension CassetteAnonymizer {
     /// (`00:00:00:00:01:01`…); any other serial gets digits of its length, as the BLE serial
     /// numbers do. Card, driver and format names stay: they say what model the device is, not
     /// which one.
-    public static func anonymize(_ cassette: Cassette) -> Cassette {
-        var anonymizer = CassetteAnonymizer()
+    public static func anonymize(_ cassette: Cassette, manufacturerFields: [ManufacturerField] = []) -> Cassette {
+        var anonymizer = CassetteAnonymizer(manufacturerFields: manufacturerFields)
         var result = cassette
         result.ble = anonymizer.anonymize(cassette.ble)
         var buses: [String: String] = [:]
+        var files = 0
         for index in result.cameras.indices.sorted(by: { result.cameras[$0].info.uri < result.cameras[$1].info.uri }) {
+            // A video file's path (and its name, the card) can name the person or the backup:
+            // `file:camera-1.y4m` instead; a device node says nothing about whose it is.
+            if result.cameras[index].info.uri.hasPrefix("file:") {
+                files += 1
+                let query = result.cameras[index].info.uri.firstIndex(of: "?").map { String(result.cameras[index].info.uri[$0...]) } ?? ""
+                result.cameras[index].info.uri = "file:camera-\(files).y4m" + query
+                result.cameras[index].info.card = "camera-\(files).y4m"
+            }
             guard let bus = result.cameras[index].busInfo else { continue }
             let replacement = buses[bus] ?? "bus-\(buses.count + 1)"
             buses[bus] = replacement

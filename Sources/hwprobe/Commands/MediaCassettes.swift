@@ -2,6 +2,7 @@ import Capture
 import Foundation
 import HAL
 import LinuxIO
+import MirrorV1
 import Transports
 
 /// The camera and pad halves of `--record FILE` and `replay:FILE` (docs/cli.md, "Cassettes"),
@@ -88,7 +89,7 @@ final class MediaCassettes: Sendable {
     /// Publishes the cameras' frame files and returns the cassette's text: the BLE session of
     /// `ble` (when the run had one), the cameras and the pads. Frame files published before a
     /// failure are removed again, so no cassette is left half there.
-    func finish(ble: CassetteRecorder?, anonymized: Bool) throws(CLIFailure) -> (text: String, published: [String]) {
+    func finish(ble: CassetteRecorder?, anonymized: Bool) throws(CLIFailure) -> (text: String, published: [String], warning: String?) {
         var published: [String] = []
         var cameraSections: [CameraCassette] = []
         var dropped = ble?.dropped ?? 0
@@ -107,12 +108,30 @@ final class MediaCassettes: Sendable {
         let padSections = pads.withLock { $0 }.map(\.cassette)
         dropped += pads.withLock { $0 }.reduce(0) { $0 + $1.dropped }
         var cassette = Cassette(ble: ble?.cassette ?? BLECassette(), cameras: cameraSections, pads: padSections)
-        if anonymized { cassette = CassetteAnonymizer.anonymize(cassette) }
+        if anonymized { cassette = CassetteAnonymizer.anonymize(cassette, manufacturerFields: Self.identifyingManufacturerFields) }
         var text = CassetteFormat.text(of: cassette)
-        if anonymized { text += "# anonymized: addresses, names, serial numbers and bus info replaced\n" }
+        var warning: String?
+        if anonymized {
+            text += "# anonymized: addresses (also inside values), names, serial numbers, System IDs, bus info and video paths replaced\n"
+            // The frames are the point of a camera cassette, and an import's frames are the
+            // backup's codes: anonymizing cannot take them out (issue 27, item 5).
+            if !cameraSections.isEmpty {
+                warning = "--anonymize left the camera's frames as they were: they show what the camera saw "
+                    + "(an import's frames are the backup's QR codes, its encrypted vault, which anyone holding the cassette "
+                    + "can try passwords against offline); share this cassette only with someone you would give that to"
+                text += "# the camera frames are not anonymized: they show what the camera saw\n"
+            }
+        }
         if dropped > 0 { text += "# \(dropped) records were past the cassette's limits and were not kept\n" }
-        return (text, published)
+        return (text, published, warning)
     }
+
+    /// Manufacturer-data fields that identify one device, from the drivers that know the layouts:
+    /// the mirror's serial number (docs/mirror-gatt-v1.md: company 0xFFFF, `4D 52`, version, then
+    /// four bytes of serial).
+    static let identifyingManufacturerFields: [CassetteAnonymizer.ManufacturerField] = [
+        .init(companyID: MirrorV1Driver.companyID, prefix: MirrorV1Driver.marker, range: 3..<7),
+    ]
 
     /// Nothing of this run's recording is kept.
     func abandon() {

@@ -44,5 +44,35 @@ import Testing
         #expect(CassetteAnonymizer.anonymize(original) == anonymized)
     }
 
+    /// Issue 27, item 5: the address inside values (manufacturer data least significant byte
+    /// first, service data most significant first, a notification), System ID, and a serial that a
+    /// rule names in manufacturer data are all replaced.
+    @Test func anAddressInsideValuesSystemIDAndANamedSerialAreReplaced() throws {
+        let text = """
+            hwprobe-cassette 1.0
+            device ble 11:22:33:44:55:66 public
+            adv 0.100000 ind -50 09ff5701665544332211091695fe112233445566
+            adv 0.100100 scan-rsp -50 0affffff4d5201a1b2c3d4
+            connection 0.200000
+            att 0.001000 > 08010005000328
+            att 0.002000 < 09070200020300232a
+            att 0.003000 > 0a0300
+            att 0.004000 < 0b665544feff332211
+            att 0.005000 < 1b0500665544332211
+            end 9
+
+            """
+        let original = try CassetteReader.read(Array(text.utf8))
+        let fields = [CassetteAnonymizer.ManufacturerField(companyID: 0xFFFF, prefix: [0x4D, 0x52], range: 3..<7)]
+        let anonymized = CassetteFormat.text(of: CassetteAnonymizer.anonymize(original, manufacturerFields: fields)).lowercased()
+        for secret in ["665544332211", "112233445566", "665544feff332211", "a1b2c3d4"] {
+            #expect(!anonymized.contains(secret), "\(secret) is still in \(anonymized)")
+        }
+        // The replacement address, in the same byte orders.
+        #expect(anonymized.contains("09ff5701010000000000"), "\(anonymized)")
+        #expect(anonymized.contains("091695fe000000000001"), "\(anonymized)")
+        #expect(anonymized.contains("0affffff4d520100000001"), "\(anonymized)")
+    }
+
     func hex(_ text: String) -> String { text.utf8.map { String(format: "%02x", $0) }.joined() }
 }
