@@ -251,6 +251,25 @@ import MirrorV1
         #expect(text.contains("    descriptor 2902 Client Characteristic Configuration  handle 4\n"))
     }
 
+    /// The subscription's values are written from the packed record (issue 27, item 14) and
+    /// read back as the same JSON the encoder would have made of them.
+    @Test func streamedSubscriptionValuesAreTheJSONTheEncoderWouldWrite() throws {
+        var record = SubscriptionRecord(keeping: 5000)
+        for i in 0..<4321 { record.record([UInt8(i & 0xFF), 0x00, UInt8(i >> 8)], at: .microseconds(Int64(i) * 1_234_567 + 7)) }
+        var report = GattReport(address: Self.database.address, mtu: 247, trees: Self.database.trees, reads: [3: .value([0x57])])
+        report.subscription = .init(uuid: "2A19", name: "Battery Level", handle: 3, received: record.received, values: [], truncated: nil, dropped: 2)
+        var streamed = ""
+        var writes = 0
+        GattReport.writeJSON(report, values: record) { streamed += $0; writes += 1 }
+        #expect(writes > 2, "written in chunks")
+        var whole = report
+        whole.subscription?.values = record.kept.map { .init(t: (GattSubscriber.seconds($0.t) * 1e6).rounded() / 1e6, value: HexValue.text($0.value)) }
+        let expected = try JSONSerialization.jsonObject(with: Data(JSON.encode(whole).utf8)) as? NSDictionary
+        let got = try JSONSerialization.jsonObject(with: Data(streamed.utf8)) as? NSDictionary
+        #expect(got != nil && got == expected)
+        #expect(streamed.hasSuffix("}\n"))
+    }
+
     @Test func aPrintableValueIsShownAsTextToo() {
         let report = GattReport(address: Self.database.address, mtu: 23, trees: Self.database.trees, reads: [3: .value(Array("hwprobe".utf8))])
         #expect(report.text.contains("    value 687770726f6265  \"hwprobe\"\n"))

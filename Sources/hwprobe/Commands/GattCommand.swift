@@ -128,8 +128,11 @@ struct GattCommand: Sendable {
             }
             report.subscription = GattReport.Subscription(
                 uuid: c.uuid.description, name: BluetoothNames.bench.name(of: c.uuid), handle: c.valueHandle, received: record.received,
-                values: record.kept.map { .init(t: (GattSubscriber.seconds($0.t) * 1e6).rounded() / 1e6, value: HexValue.text($0.value)) },
-                truncated: record.truncated ? true : nil, dropped: record.dropped > 0 ? record.dropped : nil)
+                values: [], truncated: record.truncated ? true : nil, dropped: record.dropped > 0 ? record.dropped : nil)
+            if json {
+                GattReport.writeJSON(report, values: record) { console.out($0) }
+                return exitCode
+            }
         }
         if json { console.out(JSON.encode(report)) }
         return exitCode

@@ -63,6 +63,36 @@ struct GattReport: Encodable, Equatable, Sendable {
         var dropped: Int?
     }
 
+    /// The report as JSON with the subscription's values written straight from the packed
+    /// record, a thousand at a time: encoded as values of their own, 100,000 of them cost about
+    /// 3 KB each while the encoder held its tree (issue 27, item 14). The same JSON as
+    /// `JSON.encode` would give: the encoder lays out the rest around one placeholder value,
+    /// whose object is replaced by the values in the same layout.
+    static func writeJSON(_ report: GattReport, values record: SubscriptionRecord, to write: (String) -> Void) {
+        guard record.keptCount > 0 else { return write(JSON.encode(report)) }
+        let placeholder = "hwprobe-subscription-values"
+        var shell = report
+        shell.subscription?.values = [.init(t: 0, value: placeholder)]
+        let text = JSON.encode(shell)
+        guard let mark = text.range(of: "\"" + placeholder + "\""),
+              let open = text[..<mark.lowerBound].lastIndex(of: "{"),
+              let close = text[mark.upperBound...].firstIndex(of: "}") else { return write(JSON.encode(report)) }
+        let lineStart = text[..<open].lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
+        let indent = String(text[lineStart..<open])
+        write(String(text[..<lineStart]))
+        var chunk = ""
+        for index in 0..<record.keptCount {
+            let (t, hex) = record.jsonFields(index)
+            chunk += indent + "{\n" + indent + "  \"t\" : " + t + ",\n" + indent + "  \"value\" : \"" + hex + "\"\n" + indent + "}"
+            chunk += index == record.keptCount - 1 ? "" : ",\n"
+            if chunk.utf8.count > 64 * 1024 {
+                write(chunk)
+                chunk = ""
+            }
+        }
+        write(chunk + String(text[text.index(after: close)...]))
+    }
+
     var address: String
     var mtu: UInt16
     var services: [Service]

@@ -4,7 +4,9 @@ import Synchronization
 import Transports
 
 /// The values one subscription received, kept within a bound: a peer may notify as fast as the
-/// link goes for as long as it likes, and only what was asked for may cost memory.
+/// link goes for as long as it likes, and only what was asked for may cost memory. Kept packed
+/// (one byte buffer, an end offset and a time per value: 12 bytes beside the value's own), since
+/// an array per value cost a heap block each (issue 27, item 14).
 struct SubscriptionRecord: Sendable, Equatable {
     struct Entry: Sendable, Equatable {
         /// Since the subscription was enabled, when hwprobe took the value in.
@@ -22,16 +24,45 @@ struct SubscriptionRecord: Sendable, Equatable {
     /// bearer's bounded buffer (`ATTBearer.notificationsDropped`); never printed nor counted in
     /// `received`.
     var dropped = 0
-    private(set) var kept: [Entry] = []
+    /// The kept values' bytes, one after another; `ends[i]` is where value i ends.
+    private var bytes: [UInt8] = []
+    private var ends: [UInt32] = []
+    /// When each kept value came, in microseconds since the subscription was enabled.
+    private var micros: [Int64] = []
 
     init(keeping limit: Int) { keepLimit = max(0, limit) }
 
+    /// How many values are kept.
+    var keptCount: Int { ends.count }
+
     /// More arrived than were kept.
-    var truncated: Bool { received > kept.count }
+    var truncated: Bool { received > keptCount }
+
+    /// Kept value `index`, with its time.
+    func entry(_ index: Int) -> Entry {
+        let start = index == 0 ? 0 : Int(ends[index - 1])
+        return Entry(t: .microseconds(micros[index]), value: Array(bytes[start..<Int(ends[index])]))
+    }
+
+    /// The kept values, in order (for tests and small records: each becomes an array of its own).
+    var kept: [Entry] { (0..<keptCount).map(entry) }
 
     mutating func record(_ value: [UInt8], at t: Duration) {
         received += 1
-        if kept.count < keepLimit { kept.append(Entry(t: t, value: value)) }
+        guard keptCount < keepLimit else { return }
+        bytes.append(contentsOf: value)
+        ends.append(UInt32(bytes.count))
+        let (seconds, attoseconds) = t.components
+        micros.append(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
+    }
+
+    /// Kept value `index`'s time in seconds (to the microsecond) and its hex, as the JSON has them.
+    func jsonFields(_ index: Int) -> (t: String, hex: String) {
+        let start = index == 0 ? 0 : Int(ends[index - 1])
+        let us = micros[index]
+        let fraction = String(us % 1_000_000)
+        let t = "\(us / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+        return (t, HexValue.text(Array(bytes[start..<Int(ends[index])])))
     }
 }
 
