@@ -35,7 +35,8 @@ struct HWProbe: Sendable {
                 console.out(JSON.error(CLIFailure(kind: .usage, message: error.message)))
             }
             let helpCommand = spec.map { "hwprobe \($0.name) --help" } ?? "hwprobe --help"
-            console.err("hwprobe: \(error.message)\n\n" + (spec.map { "usage: \($0.synopsis)\n" } ?? Commands.overview)
+            // A mistyped command gets the one line that helps, not the whole overview.
+            console.err("hwprobe: \(error.message)\n" + (spec.map { "\nusage: \($0.synopsis)\n" } ?? "")
                         + "Try `\(helpCommand)`.\n")
             return ExitCode.usage
         }

@@ -40,6 +40,16 @@ struct BackupDecryptFlowTests {
         #expect(Kit.cues(outputs) == [.success])
     }
 
+    /// With a limit on attempts, the refusal says how many are left (issue 27, item 17).
+    @Test func aRefusalSaysTheAttemptsLeft() async {
+        let flow = BackupDecryptFlow(container: VB1Vector.container, deriver: CountingDeriver(), attemptLimit: 3, clock: ManualClock())
+        var outputs = flow.outputs.makeAsyncIterator()
+        _ = await Kit.nextScreen(&outputs)
+        flow.submit(password: "wrong")
+        _ = await Kit.nextScreen(&outputs)
+        #expect(await Kit.nextScreen(&outputs)?.footer == Footer("Incorrect password — 2 attempts left", tone: .error))
+    }
+
     @Test func aWrongPasswordIsRefusedThenTheRightOneOpens() async {
         let deriver = CountingDeriver()
         let clock = ManualClock()

@@ -422,7 +422,7 @@ def straight_away(m, t):
 
 def enter_on_the_empty_field(m, t):
     t.press("enter")
-    t.wait_for("Type the backup's password, then press Return.", timeout=10)
+    t.wait_for("Type the backup's password, then press Enter.", timeout=10)
 
 
 def a_wrong_password(m, t):

@@ -61,7 +61,7 @@ def test_enter_on_an_empty_field_asks_again(run, out):
     t = run(["import", "--camera", "sim:", "--out", str(out)], shell=True)
     t.wait_for("Enter Backup Password", timeout=30)
     t.press("enter")
-    t.wait_for("Type the backup's password, then press Return.")
+    t.wait_for("Type the backup's password, then press Enter.")
     assert "Decrypting" not in t.text()
     assert "type the password" in t.hints(), "still taking input"
     t.type(PASSWORD).press("enter")

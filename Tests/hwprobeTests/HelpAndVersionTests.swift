@@ -114,3 +114,36 @@ import Testing
         return words
     }
 }
+
+/// Issue 27, item 17: the small words of the command line.
+@Suite struct CommandLineWordsTests {
+    func run(_ arguments: [String]) async -> (code: Int32, out: String, err: String) {
+        let captured = CapturedConsole()
+        let code = await HWProbe(console: captured.console, listSources: .empty).run(arguments)
+        return (code, captured.stdout, captured.stderr)
+    }
+
+    @Test func hwprobeDashDashManIsHelpDashDashMan() async {
+        let man = await run(["--man"])
+        #expect(man.code == 0)
+        #expect(man.out == (await run(["help", "--man"])).out)
+    }
+
+    @Test func aMistypedCommandGetsOneLineNotTheOverview() async {
+        let typo = await run(["lsit"])
+        #expect(typo.code == 2)
+        #expect(typo.err == "hwprobe: unknown command 'lsit' (did you mean list?)\nTry `hwprobe --help`.\n")
+    }
+
+    @Test func aMistypedCueGetsASuggestion() async {
+        let typo = await run(["haptics", "--device", "log:", "--cue", "sucess"])
+        #expect(typo.code == 2)
+        #expect(typo.err.contains("unknown cue sucess (did you mean success?)"), "\(typo.err)")
+    }
+
+    @Test func btsnoopOnACommandWithNoControllerIsRefused() async {
+        let result = await run(["import", "--camera", "sim:", "--out", "/tmp/never-written.json", "--btsnoop", "/tmp/never.btsnoop"])
+        #expect(result.code == 2)
+        #expect(result.err.contains("--btsnoop captures a Bluetooth controller's traffic, and import opens none"), "\(result.err)")
+    }
+}

@@ -31,6 +31,8 @@ package final class BackupDecryptFlow: Sendable {
     private let deriver: any KeyDeriver
     let timeEstimate: DerivationTimeEstimate?
     private let clock: any Clock<Duration>
+    /// How many passwords the caller allows, said on the wrong-password screen; nil says nothing.
+    let attemptLimit: Int?
     let motion: MotionSettings
     private let endings: AsyncStream<Ending>
     private let ending: AsyncStream<Ending>.Continuation
@@ -78,7 +80,8 @@ package final class BackupDecryptFlow: Sendable {
     ///   - motion: the motion preferences in effect.
     package init(container bytes: [UInt8], deriver: any KeyDeriver = ScryptKeyDeriver(),
                 timeEstimate: DerivationTimeEstimate? = nil, slowDerivationLimit: Duration? = nil,
-                clock: some Clock<Duration>, motion: MotionSettings = .standard) {
+                attemptLimit: Int? = nil, clock: some Clock<Duration>, motion: MotionSettings = .standard) {
+        self.attemptLimit = attemptLimit
         (outputs, output) = AsyncStream.makeStream(of: FlowOutput.self, bufferingPolicy: .unbounded)
         (endings, ending) = AsyncStream.makeStream(of: Ending.self, bufferingPolicy: .unbounded)
         self.deriver = deriver
@@ -281,7 +284,7 @@ package final class BackupDecryptFlow: Sendable {
             ending.yield(.unlocked(plaintext))
         case .failure(.incorrectPassword):
             s.phase = .idle
-            publish(wrongPasswordScreen(maskedLength: s.typedLength), in: &s)
+            publish(wrongPasswordScreen(maskedLength: s.typedLength, attemptsLeft: attemptLimit.map { max(0, $0 - s.attempts) }), in: &s)
             output.yield(.cue(.error))
             output.yield(.announcement(Announcement("Incorrect password. Try again.", priority: .assertive)))
             output.yield(.event(.passwordRefused(attempts: s.attempts)))

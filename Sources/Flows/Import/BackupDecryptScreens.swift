@@ -11,7 +11,7 @@ extension BackupDecryptFlow {
     static let incorrectPasswordMessage = "Incorrect password"
     static let damagedMessage = "This backup is damaged and can't be opened. Scan its codes again, or make a new export."
     static let unsupportedMessage = "This backup was made with settings this device can't open safely."
-    package static let emptyPasswordMessage = "Type the backup's password, then press Return."
+    package static let emptyPasswordMessage = "Type the backup's password, then press Enter."
     static let cryptoFailureMessage = "Decrypting failed on this device. Try again."
     static let unlockedMessage = "Backup unlocked."
     /// When nothing was measured, promise nothing about how long it takes.
@@ -39,9 +39,11 @@ extension BackupDecryptFlow {
     }
 
     /// The field in the error state, shaken, with the reason in red below.
-    func wrongPasswordScreen(maskedLength: Int) -> Screen {
-        header(content: .passwordField(PasswordField(maskedLength: maskedLength, status: .error, focused: true)),
-               motion: motion.apply(.shake), footer: Footer(Self.incorrectPasswordMessage, tone: .error))
+    /// `attemptsLeft`: how many tries the caller still allows, said beside the reason.
+    func wrongPasswordScreen(maskedLength: Int, attemptsLeft: Int? = nil) -> Screen {
+        let left = attemptsLeft.map { $0 > 0 ? " — \($0) attempt\($0 == 1 ? "" : "s") left" : "" } ?? ""
+        return header(content: .passwordField(PasswordField(maskedLength: maskedLength, status: .error, focused: true)),
+                      motion: motion.apply(.shake), footer: Footer(Self.incorrectPasswordMessage + left, tone: .error))
     }
 
     /// The only screen where the header moves: the shield turns into an open lock.

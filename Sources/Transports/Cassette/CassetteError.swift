@@ -18,6 +18,14 @@ public enum CassetteError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file stops before its `end` line: cut short by a crash, a full disk or a copy.
     case cutShort(lines: Int)
 
+    /// The words for a cassette named by `uri` (`replay:PATH`), saying the path once.
+    public func described(as uri: String) -> String {
+        switch self {
+        case .cannotRead(_, let reason): "\(uri): \(reason)"
+        default: "\(uri): \(self)"
+        }
+    }
+
     /// The words a person reads in messages and logs.
     public var description: String {
         switch self {

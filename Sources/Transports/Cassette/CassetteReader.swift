@@ -42,6 +42,8 @@ public struct CassetteReader {
         defer { fd.close() }
         // One byte more than allowed tells a file that is too long without reading all of it.
         let limit = CassetteFormat.maximumBytes + 1
+        // A file known to be too large says its own size (not the limit plus one) and is not read.
+        if let size = fd.bytesLeftInFile(), size >= limit { throw .tooLarge(bytes: size, limit: CassetteFormat.maximumBytes) }
         var bytes = [UInt8](repeating: 0, count: min(limit, fd.bytesLeftInFile() ?? limit))
         var filled = 0
         while filled < limit {

@@ -46,6 +46,8 @@ enum ArgumentParser {
     static let defaultCommand = "list"
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        // `hwprobe --man` is `hwprobe help --man`, as `hwprobe --help` is `hwprobe help`.
+        if arguments.first == "--man" { return try parse(["help"] + arguments) }
         // Global options may come before the subcommand; they are parsed with the rest once
         // the subcommand is known, so "given twice" and "needs a value" work the same on both sides.
         var rest = arguments[...]
@@ -115,7 +117,15 @@ enum ArgumentParser {
         }
     }
 
+    /// The commands that open no Bluetooth controller, so a `--btsnoop` given to them would
+    /// silently capture nothing.
+    static let withoutController: Set<String> = ["import", "haptics", "help", "completions"]
+
     private static func check(_ invocation: Invocation, against spec: CommandSpec) throws(UsageError) {
+        if invocation.value("--btsnoop") != nil, withoutController.contains(spec.name) {
+            throw UsageError(message: "--btsnoop captures a Bluetooth controller's traffic, and \(spec.name) opens none: leave it out",
+                             command: spec.name)
+        }
         if invocation.positionals.count > spec.positionals.count {
             let extra = invocation.positionals[spec.positionals.count]
             if !invocation.commandGiven, Commands.spec(named: extra) != nil {

@@ -17,8 +17,11 @@ struct HapticsCommand: Sendable {
             throw CLIFailure(kind: .usage, message: "\(uri) is not a haptic device: use usb:VID:PID, hidraw:PATH, evdev:PATH, log:, bell: or replay:FILE")
         }
         guard let cue = HapticCue(rawValue: cueText) else {
-            throw CLIFailure(kind: .usage, message: "unknown cue \(cueText): use one of "
-                             + HapticCue.allCases.map(\.rawValue).joined(separator: ", "))
+            let names = HapticCue.allCases.map(\.rawValue)
+            if let meant = DidYouMean.suggestion(for: cueText, among: names) {
+                throw CLIFailure(kind: .usage, message: "unknown cue \(cueText) (did you mean \(meant)?)")
+            }
+            throw CLIFailure(kind: .usage, message: "unknown cue \(cueText): use one of " + names.joined(separator: ", "))
         }
         var sinks = sinks
         sinks.logToStandardOutput = true

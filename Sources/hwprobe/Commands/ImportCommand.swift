@@ -116,7 +116,8 @@ struct ImportCommand: Sendable {
 
         // 3. The password, then the plaintext.
         let decrypt = BackupDecryptFlow(container: container, timeEstimate: estimate,
-                                        slowDerivationLimit: allowSlow ? nil : DerivationTimeEstimate.slowLimit, clock: clock, motion: motion)
+                                        slowDerivationLimit: allowSlow ? nil : DerivationTimeEstimate.slowLimit,
+                                        attemptLimit: unattended ? nil : Self.maximumAttempts, clock: clock, motion: motion)
         let refusedTooOften = Locked(false)
         cancelPhase.begin { decrypt.dismiss() }
         presenter.setControls(.init(
@@ -245,10 +246,10 @@ struct ImportCommand: Sendable {
             throw CLIFailure(kind: .damaged, message: "the backup's codes do not fit together: \(why)")
         case .sourceEnded(let count, let total):
             if SignalHandling.shared.interruption != nil { throw Self.cancelled("cancelled") }
-            throw CLIFailure(kind: .incomplete, message: "the camera stopped after \(count) of \(total.map(String.init) ?? "?") codes")
+            throw CLIFailure(kind: .incomplete, message: "the camera stopped after \(Self.scannedSoFar(count, of: total))")
         case .timedOut(let count, let total):
             let limit = idleLimit ?? .zero
-            throw CLIFailure(kind: .timedOut, message: "no new backup code for \(limit.seconds) s (\(count) of \(total.map(String.init) ?? "?") scanned): "
+            throw CLIFailure(kind: .timedOut, message: "no new backup code for \(limit.seconds) s (\(Self.scannedSoFar(count, of: total)) scanned): "
                              + "point the camera at the codes, or give more time with --timeout")
         case .cancelled:
             throw Self.cancelled("cancelled")
@@ -261,11 +262,23 @@ struct ImportCommand: Sendable {
                    exitOverride: SignalHandling.shared.interruption.map(SignalHandling.exitCode(for:)))
     }
 
+    /// `2 of 4 codes`, `no code`, `1 code` (how many there are is known from the first code on).
+    static func scannedSoFar(_ count: Int, of total: Int?) -> String {
+        if let total { return "\(count) of \(total) codes" }
+        return count == 0 ? "no code" : "\(count) code\(count == 1 ? "" : "s")"
+    }
+
+    static func scanSoFarCapitalised(_ count: Int, of total: Int?) -> String {
+        let text = scannedSoFar(count, of: total)
+        return text.prefix(1).uppercased() + text.dropFirst()
+    }
+
     /// The CLI's own screen, in the flows' shape: the camera stopped; carry on with it (first,
     /// focused) or with another camera attached.
     static func cameraStoppedScreen(scanned: Int, of total: Int?, cameras: [String]) -> Screen {
         Screen(icon: "video.slash", title: "The camera stopped",
-               subtitle: "\(scanned) of \(total.map(String.init) ?? "?") codes scanned; they are kept. Reconnect the camera and carry on, or pick another.",
+               subtitle: scanned == 0 ? "No backup code was scanned. Reconnect the camera and carry on, or pick another."
+                   : "\(scanSoFarCapitalised(scanned, of: total)) scanned; they are kept. Reconnect the camera and carry on, or pick another.",
                content: .pickList(cameras.enumerated().map { index, camera in
                    PickItem(id: camera, title: index == 0 ? "Carry on with \(camera)" : "Switch to \(camera)")
                }))
@@ -302,7 +315,7 @@ struct ImportCommand: Sendable {
     /// on the bench's clock.
     static func replayCamera(_ path: String, clock: any Clock<Duration>) throws -> any CameraSource {
         let cassette: Cassette
-        do { cassette = try CassetteReader.readAll(path: path) } catch { throw CLIFailure(kind: .device, message: "replay:\(path): \(error)") }
+        do { cassette = try CassetteReader.readAll(path: path) } catch { throw CLIFailure(kind: .device, message: error.described(as: "replay:\(path)")) }
         guard let camera = cassette.cameras.first else {
             throw CLIFailure(kind: .device, message: "replay:\(path) recorded no camera: record one with `hwprobe import --camera URI … --record FILE`")
         }

@@ -64,7 +64,7 @@ final class MediaCassettes: Sendable {
     func replaying(_ uri: DeviceURI, clock: any Clock<Duration>, open: (any RumbleActuator) -> any HapticSink) throws(CLIFailure) -> any HapticSink {
         guard case .replay(let path) = uri else { throw CLIFailure(kind: .usage, message: "\(uri) is not a cassette") }
         let cassette: Cassette
-        do { cassette = try CassetteReader.readAll(path: path) } catch { throw CLIFailure(kind: .device, message: "\(uri): \(error)") }
+        do { cassette = try CassetteReader.readAll(path: path) } catch { throw CLIFailure(kind: .device, message: error.described(as: "\(uri)")) }
         guard let expected = cassette.pads.first else {
             throw CLIFailure(kind: .device, message: "\(uri) recorded no haptic device: record one with `hwprobe haptics --device URI --cue NAME --record FILE`")
         }

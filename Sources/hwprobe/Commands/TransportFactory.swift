@@ -50,7 +50,7 @@ struct TransportFactory: Sendable {
             do { return try await bench.central(uri: uri, snoopPath: snoopPath, events: log?.handler, tap: tap) } catch { throw CLIFailure(error) }
         case .replay(let path):
             let cassette: BLECassette
-            do { cassette = try CassetteReader.read(path: path) } catch { throw CLIFailure(kind: .device, message: "\(uri): \(error)") }
+            do { cassette = try CassetteReader.read(path: path) } catch { throw CLIFailure(kind: .device, message: error.described(as: "\(uri)")) }
             do {
                 return try await CassettePlayback.central(cassette, uri: uri, clock: bench.clock, snoopPath: snoopPath, events: log?.handler,
                                                           tap: tap, warn: replayWarning)

@@ -409,6 +409,10 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             if Self.acceptsPassword(screen) {
                 switch key {
                 case .character(let character):
+                    // A password is at most as long as a password file may be: the rest of a paste of
+                    // a whole file (100 k characters) is dropped without a repaint each, instead of
+                    // stalling the screen for seconds.
+                    guard s.typed.count + character.utf8.count <= PasswordFile.limit else { return (.none, s.controls) }
                     // Straight from the character's own bytes: no string or array in between.
                     s.typed.append(contentsOf: character.utf8)
                     s.keystrokes += 1
