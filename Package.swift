@@ -7,14 +7,16 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
     .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
 }
 
-/// Device drivers live one per folder under Plugins/ and may import HAL and Transports only.
-func driver(_ name: String, folder: String) -> Target {
-    .target(name: name, dependencies: ["HAL", "Transports"], path: "Plugins/\(folder)")
+/// Device drivers live one per folder under Plugins/ and may import HAL and Transports only
+/// (and a system library a device's own protocol needs: `extra`).
+func driver(_ name: String, folder: String, extra: [Target.Dependency] = []) -> Target {
+    .target(name: name, dependencies: ["HAL", "Transports"] + extra, path: "Plugins/\(folder)")
 }
 
 let driverTargets: [Target] = [
     driver("StandardScale", folder: "StandardScale"),
-    driver("MiScale", folder: "MiScale"),
+    // CCrypto: the S400's MiBeacon advertisements are AES-CCM encrypted with its bind key.
+    driver("MiScale", folder: "MiScale", extra: ["CCrypto"]),
     driver("QNScale", folder: "QNScale"),
     driver("IcomonScale", folder: "IcomonScale"),
     driver("OneByoneScale", folder: "OneByoneScale"),

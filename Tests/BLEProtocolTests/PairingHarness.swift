@@ -20,6 +20,10 @@ struct PairingHarness {
     var traffic: [(Side, SMPPDU)] = []
     /// Drop PDUs from this side (a peer that falls silent).
     var silenced: Side?
+    /// The central's Encryption Change comes only once everything else settled (its controller
+    /// late to say so while the peripheral already sends its keys).
+    var centralLearnsEncryptionLate = false
+    private var lateForCentral: [SecurityEvent] = []
     /// Rewrites a PDU before it reaches the other side (an attacker on the link).
     var tamper: ((Side, SMPPDU) -> SMPPDU)?
 
@@ -64,6 +68,11 @@ struct PairingHarness {
                 if side == .central { centralEffects += effects } else { peripheralEffects += effects }
                 for effect in effects { carry(effect, from: side) }
             }
+            if !lateForCentral.isEmpty {
+                pending += lateForCentral.map { (.central, $0) }
+                lateForCentral = []
+                continue
+            }
             // Users answer once the link is quiet: a passkey typed after the other side shows it.
             guard let side = awaitingPasskey.first(where: { typingUsers.contains($0) && (typedPasskey[$0] != nil || displayed[other($0)] != nil || !canDisplay(other($0))) }) else { return }
             awaitingPasskey.remove(side)
@@ -97,7 +106,11 @@ struct PairingHarness {
             for reply in answer {
                 switch reply {
                 case .replyLTK(let given) where given == key.ltk:
-                    pending.append((.central, .encryptionChanged(status: 0, enabled: true)))
+                    if centralLearnsEncryptionLate {
+                        lateForCentral.append(.encryptionChanged(status: 0, enabled: true))
+                    } else {
+                        pending.append((.central, .encryptionChanged(status: 0, enabled: true)))
+                    }
                     pending.append((.peripheral, .encryptionChanged(status: 0, enabled: true)))
                 case .replyLTK:
                     pending.append((.central, .encryptionChanged(status: 0x3D, enabled: false)))

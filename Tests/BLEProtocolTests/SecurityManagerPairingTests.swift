@@ -142,6 +142,17 @@ import Testing
         #expect(link.sent(by: .central).suffix(4) == ["Encryption Information", "Central Identification", "Identity Information", "Identity Address Information"])
     }
 
+    @Test(arguments: [false, true])
+    func keysArrivingBeforeOurEncryptionChangeAreKept(legacy: Bool) throws {
+        var link = PairingHarness(central: Self.config(.noInputNoOutput, mitm: false, legacy: legacy, identity: Self.centralIdentity),
+                                  peripheral: Self.config(.noInputNoOutput, mitm: false, legacy: legacy, identity: Self.peripheralIdentity))
+        link.centralLearnsEncryptionLate = true
+        link.run(.pair, on: .central)
+        let atCentral = try #require(link.outcome(.central)?.bond, "\(String(describing: link.failure(.central)))")
+        #expect(atCentral.identity == Self.peripheralIdentity.address)
+        #expect(atCentral.centralKey == link.outcome(.peripheral)?.bond?.peripheralKey)
+    }
+
     @Test func nothingIsKeptWhenEitherSideDoesNotBond() throws {
         for (centralBonds, peripheralBonds) in [(true, false), (false, true)] {
             var link = PairingHarness(central: Self.config(.noInputNoOutput, mitm: false, bondable: centralBonds),

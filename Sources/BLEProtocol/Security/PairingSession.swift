@@ -72,6 +72,8 @@ struct PairingSession: Sendable {
     var receivedCentralIdentification: (ediv: UInt16, rand: UInt64)?
     var receivedIRK: SecurityKey?
     var receivedIdentity: BLEAddress?
+    /// Key PDUs that came while our side still waited for the Encryption Change.
+    var earlyKeys: [SMPPDU] = []
     /// The legacy LTK we sent, to answer LTK Requests with later.
     var sentKey: EncryptionKey?
 

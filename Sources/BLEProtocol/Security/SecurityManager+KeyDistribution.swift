@@ -7,12 +7,20 @@ extension SecurityManager {
     mutating func beginKeyDistribution(now: Duration) -> [SecurityEffect] {
         guard var s = session else { return [] }
         s.stage = .distributing
+        let early = s.earlyKeys
+        s.earlyKeys = []
         session = s
+        var effects: [SecurityEffect] = []
         if !s.isInitiator {
-            let sent = sendOurKeys(now: now)
-            return sent + (session?.receivedEverything == true ? complete(now: now) : [])
+            effects = sendOurKeys(now: now)
+            if session?.receivedEverything == true { return effects + complete(now: now) }
+        } else if s.receivedEverything {
+            return sendOurKeys(now: now) + complete(now: now)
         }
-        return s.receivedEverything ? sendOurKeys(now: now) + complete(now: now) : []
+        for pdu in early where session?.stage == .distributing {
+            effects += keyReceived(pdu, now: now)
+        }
+        return effects
     }
 
     /// The keys this side distributes: a fresh legacy LTK with EDIV and Rand, our identity.

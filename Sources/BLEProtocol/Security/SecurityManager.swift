@@ -76,7 +76,11 @@ public struct SecurityManager: Sendable {
     /// Feeds one event; returns what the host must do, in order.
     public mutating func handle(_ event: SecurityEvent, now: Duration) -> [SecurityEffect] {
         if let deadline, now >= deadline, session != nil {
-            return expire()
+            // Time ran out before this event: the pairing is over whatever the event says
+            // (a disconnect still takes the link's security with it).
+            let expired = expire()
+            if case .disconnected = event { return expired + handle(event, now: now) }
+            return expired
         }
         switch event {
         case .tick: return []
@@ -139,6 +143,14 @@ public struct SecurityManager: Sendable {
         case .pairingRandom(let value): return randomReceived(value, now: now)
         case .pairingDHKeyCheck(let value): return dhKeyCheckReceived(value, now: now)
         case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation, .signingInformation:
+            // The peer may see the link encrypted (and send its keys) before our controller's
+            // Encryption Change reaches us: keep a few until it does.
+            if var s = session, s.stage == .encrypting, pendingEncryption != nil {
+                guard s.earlyKeys.count < 8 else { return fail(.unspecified, "keys arrived before the link was encrypted", now: now) }
+                s.earlyKeys.append(pdu)
+                session = s
+                return []
+            }
             return keyReceived(pdu, now: now)
         case .pairingRequest, .securityRequest, .pairingFailed, .keypressNotification:
             return []
