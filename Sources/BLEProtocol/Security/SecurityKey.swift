@@ -1,3 +1,4 @@
+import CCrypto
 import HAL
 
 /// 128 bits the Security Manager works with: a key (LTK, STK, TK, IRK, CSRK, MacKey), a confirm
@@ -49,6 +50,14 @@ public struct SecurityKey: Hashable, Sendable, CustomStringConvertible, CustomDe
     /// The value as hexadecimal, most significant first, for a test's failure message or a file
     /// that must hold it (the bond store): never for logs or output a person reads.
     public var revealedHex: String { Hex.string(bytes, .lower) }
+
+    /// Constant time in the value: confirm and check values are compared with what was computed
+    /// from secrets, and an early exit would say how many leading bytes matched.
+    public static func == (lhs: SecurityKey, rhs: SecurityKey) -> Bool {
+        lhs.bytes.count == rhs.bytes.count && lhs.bytes.withUnsafeBytes { left in
+            rhs.bytes.withUnsafeBytes { right in CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0 }
+        }
+    }
 
     /// Shows the length only, never the value.
     public var description: String { "SecurityKey(16 bytes)" }
