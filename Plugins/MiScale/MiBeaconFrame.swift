@@ -15,8 +15,11 @@ public struct MiBeaconFrame: Hashable, Sendable {
     /// The 16-bit service UUID MiBeacon service data comes under.
     public static let serviceUUID = BluetoothUUID(0xFE95)
 
+    /// What the frame holds and how (bits listed above).
     public var frameControl: UInt16
+    /// Which product sent it (the S400's ids: ``S400Measurement/productIDs``).
     public var productID: UInt16
+    /// Counts frames; part of the nonce.
     public var frameCounter: UInt8
     /// The MAC the frame carries (most significant byte first), when it carries one.
     public var macAddress: [UInt8]?
@@ -27,8 +30,11 @@ public struct MiBeaconFrame: Hashable, Sendable {
 
     /// MiBeacon version (frame control bits 12–15).
     public var version: Int { Int(frameControl >> 12) }
+    /// The objects are encrypted (bit 3).
     public var isEncrypted: Bool { frameControl & 0x0008 != 0 }
+    /// The frame carries objects (bit 6); idle frames do not.
     public var includesObjects: Bool { frameControl & 0x0040 != 0 }
+    /// A mesh device's frame (bit 7), whose layout is not read here.
     public var isMesh: Bool { frameControl & 0x0080 != 0 }
 
     /// Reads the header of 0xFE95 service data; nil when it is too short for what its frame

@@ -15,9 +15,11 @@ public struct S400Measurement: Hashable, Sendable {
     /// The MiBeacon object type that carries the measurement.
     public static let objectType: UInt16 = 0x6E16
 
+    /// Which user profile on the scale the reading is for.
     public var profileID: UInt8
     /// Kilograms; nil in the impedance-only and step-off frames.
     public var kilograms: Double?
+    /// Beats per minute, when the scale measured it.
     public var heartRate: Int?
     /// Ohms at 50 kHz (with the weight).
     public var lowFrequencyImpedance: Double?

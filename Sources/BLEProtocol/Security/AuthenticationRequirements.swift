@@ -3,7 +3,9 @@
 /// supports Secure Connections, sends keypress notifications, and supports `h7` (CT2). Bits 6–7
 /// are reserved: kept as received (so a PDU writes back to its bytes) and otherwise ignored.
 public struct AuthenticationRequirements: OptionSet, Hashable, Sendable {
+    /// The octet as sent.
     public let rawValue: UInt8
+    /// From the octet, reserved bits and all.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Bonding_Flags = 01: keys distributed in this pairing are to be kept.

@@ -26,6 +26,7 @@ public struct Bond: Hashable, Sendable {
     /// The encryption key size agreed, in octets.
     public var keySize: Int
 
+    /// An all-zero IRK is kept as no IRK.
     public init(identity: BLEAddress, irk: SecurityKey?, centralKey: EncryptionKey?, peripheralKey: EncryptionKey?,
                 isAuthenticated: Bool, isSecureConnections: Bool, keySize: Int) {
         self.identity = identity

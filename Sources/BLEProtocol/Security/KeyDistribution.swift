@@ -2,7 +2,9 @@
 /// Part H §3.6.1, Figure 3.11): which keys each side sends once the link is encrypted. Bits 4–7
 /// are reserved: kept as received and otherwise ignored.
 public struct KeyDistribution: OptionSet, Hashable, Sendable {
+    /// The octet as sent.
     public let rawValue: UInt8
+    /// From the octet, reserved bits and all.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// EncKey: in legacy pairing the LTK with its EDIV and Rand; ignored by Secure Connections,

@@ -12,6 +12,7 @@ public struct LinkSecurity: Hashable, Sendable, CustomStringConvertible {
     /// The encryption key size in octets (7–16); 0 when not encrypted.
     public var keySize: Int
 
+    /// An unencrypted link has nothing else: the other fields are cleared when `isEncrypted` is false.
     public init(isEncrypted: Bool, isAuthenticated: Bool, isSecureConnections: Bool, keySize: Int) {
         self.isEncrypted = isEncrypted
         self.isAuthenticated = isEncrypted && isAuthenticated

@@ -2,6 +2,7 @@ import HAL
 
 /// How a pairing failed: who said so and why, in words that say what to do.
 public struct PairingFailure: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Who ended the pairing and how.
     public enum Cause: Hashable, Sendable {
         /// We sent Pairing Failed with this reason.
         case sent(PairingFailureReason)
@@ -18,10 +19,12 @@ public struct PairingFailure: Error, Hashable, Sendable, CustomStringConvertible
         case refused(PairingFailureReason)
     }
 
+    /// Who ended the pairing and how.
     public var cause: Cause
     /// What went wrong, for a person.
     public var detail: String
 
+    /// A failure and its explanation.
     public init(_ cause: Cause, _ detail: String) {
         self.cause = cause
         self.detail = detail

@@ -3,7 +3,9 @@ import HAL
 /// The reason a Pairing Failed PDU carries (Vol 3 Part H §3.5.5, Table 3.7). A struct rather than
 /// an enum so that a reason from a newer specification still parses, prints and writes back.
 public struct PairingFailureReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The reason code as sent.
     public let rawValue: UInt8
+    /// Any code, defined or not (a newer specification's reason still prints and writes back).
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The user's passkey entry failed (or was cancelled on a keyboard).

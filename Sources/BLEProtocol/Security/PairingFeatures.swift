@@ -16,6 +16,7 @@ public struct PairingFeatures: Hashable, Sendable {
     /// Keys the responder (peripheral) sends after encryption.
     public var responderKeys: KeyDistribution
 
+    /// Features as a request or response states them; OOB data is absent unless said.
     public init(ioCapability: IOCapability, oobDataPresent: Bool = false, authentication: AuthenticationRequirements,
                 maximumKeySize: UInt8 = 16, initiatorKeys: KeyDistribution, responderKeys: KeyDistribution) {
         self.ioCapability = ioCapability

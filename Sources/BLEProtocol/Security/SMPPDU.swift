@@ -40,20 +40,36 @@ public enum SMPPDU: Hashable, Sendable {
     case keypressNotification(KeypressNotification)
 
     /// The command codes (Vol 3 Part H §3.3, Table 3.3).
+    /// Matching a code without building a PDU (a malformed Pairing Failed is still one, and is
+    /// never answered).
     public enum Code {
+        /// The initiator's features.
         public static let pairingRequest: UInt8 = 0x01
+        /// The responder's features.
         public static let pairingResponse: UInt8 = 0x02
+        /// A commitment to a random value.
         public static let pairingConfirm: UInt8 = 0x03
+        /// The random value behind a commitment.
         public static let pairingRandom: UInt8 = 0x04
+        /// The pairing failed, with a reason.
         public static let pairingFailed: UInt8 = 0x05
+        /// A legacy LTK.
         public static let encryptionInformation: UInt8 = 0x06
+        /// The EDIV and Rand of a legacy LTK.
         public static let centralIdentification: UInt8 = 0x07
+        /// An IRK.
         public static let identityInformation: UInt8 = 0x08
+        /// An identity address.
         public static let identityAddressInformation: UInt8 = 0x09
+        /// A CSRK.
         public static let signingInformation: UInt8 = 0x0A
+        /// A peripheral asking to be secured.
         public static let securityRequest: UInt8 = 0x0B
+        /// A P-256 public key.
         public static let pairingPublicKey: UInt8 = 0x0C
+        /// A DHKey check value.
         public static let pairingDHKeyCheck: UInt8 = 0x0D
+        /// A keypress during Passkey Entry.
         public static let keypressNotification: UInt8 = 0x0E
     }
 

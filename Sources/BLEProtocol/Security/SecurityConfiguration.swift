@@ -19,6 +19,7 @@ public struct SecurityConfiguration: Hashable, Sendable {
     public var bondable: Bool
     /// Only an authenticated pairing (not Just Works) is accepted; MITM is asked for.
     public var requiresMITM: Bool
+    /// LE Secure Connections offered, required or left out.
     public var secureConnections: SecureConnections
     /// The shortest encryption key accepted (7–16 octets).
     public var minimumKeySize: Int
@@ -27,6 +28,8 @@ public struct SecurityConfiguration: Hashable, Sendable {
     /// Our identity (IRK and identity address), sent when the peer asks for it; nil: none to send.
     public var localIdentity: LocalIdentity?
 
+    /// Defaults: no IO (Just Works), pairing accepted, bonding, no MITM required, Secure
+    /// Connections preferred, keys of 7 to 16 bytes, no identity to send.
     public init(ioCapability: IOCapability = .noInputNoOutput, acceptsPairing: Bool = true, bondable: Bool = true,
                 requiresMITM: Bool = false, secureConnections: SecureConnections = .preferred, minimumKeySize: Int = 7,
                 maximumKeySize: Int = 16, localIdentity: LocalIdentity? = nil) {

@@ -24,14 +24,19 @@ import HAL
 public struct SecurityManager: Sendable {
     /// Central (always the initiator of a pairing) or peripheral (always the responder).
     public enum Role: Hashable, Sendable {
+        /// Starts pairing and encryption.
         case central
+        /// Answers them, and may ask for them.
         case peripheral
     }
 
+    /// This side's role on the link.
     public let role: Role
+    /// What this side offers and insists on.
     public let configuration: SecurityConfiguration
     /// Our address on this link and the peer's, as the connection has them (`c1`, `f5`, `f6`).
     public let localAddress: BLEAddress
+    /// The peer's address on this link (a private one, when it uses one).
     public let peerAddress: BLEAddress
 
     /// The peer's bond: given at creation, replaced by a pairing that bonds.
@@ -53,6 +58,8 @@ public struct SecurityManager: Sendable {
     /// The SMP timeout (Vol 3 Part H §3.4).
     public static let timeout = Duration.seconds(30)
 
+    /// A link's Security Manager, with the peer's bond and repeated-attempts state if the host
+    /// keeps them; `random` is `.system` except in tests and fuzzing.
     public init(role: Role, configuration: SecurityConfiguration, localAddress: BLEAddress, peerAddress: BLEAddress,
                 bond: Bond? = nil, attempts: RepeatedAttempts = RepeatedAttempts(), random: SecurityRandom = .system) {
         self.role = role
