@@ -309,6 +309,18 @@ import Testing
         #expect(!features.responderKeys.contains(.signingKey) && !features.initiatorKeys.contains(.signingKey))
     }
 
+    @Test func aPrivateAddressGivenAsIdentityIsKeyRejected() throws {
+        var link = PairingHarness(central: Self.config(.noInputNoOutput, mitm: false, identity: Self.centralIdentity),
+                                  peripheral: Self.config(.noInputNoOutput, mitm: false, identity: Self.peripheralIdentity))
+        link.tamper = { side, pdu in
+            guard side == .peripheral, case .identityAddressInformation = pdu else { return pdu }
+            return .identityAddressInformation(BLEAddress(bytes: [0x40, 1, 2, 3, 4, 5], kind: .random)!)
+        }
+        link.run(.pair, on: .central)
+        #expect(link.failure(.central)?.cause == .sent(.keyRejected))
+        #expect(link.central.bond == nil)
+    }
+
     @Test func aShortKeyBelowTheMinimumIsEncryptionKeySize() throws {
         var link = PairingHarness(central: Self.config(.noInputNoOutput, mitm: false), peripheral: Self.config(.noInputNoOutput, mitm: false))
         link.tamper = { side, pdu in

@@ -56,9 +56,10 @@ extension SecurityManager {
         case .identityInformation(let irk) where s.peerSends.contains(.identityKey) && s.receivedIRK == nil && encryptionDone:
             s.receivedIRK = irk
         case .identityAddressInformation(let address) where s.receivedIRK != nil && s.receivedIdentity == nil:
-            // An identity address is public or static random (top bits 11), never private.
+            // An identity address is public or static random (top bits 11), never private:
+            // refused as a key we do not accept (Key Rejected, Core 5.3 on).
             guard address.kind == .public || address.bytes[0] >> 6 == 0b11 else {
-                return fail(.invalidParameters, "the identity address \(address) is not public or static random", now: now)
+                return fail(.keyRejected, "the identity address \(address) is not public or static random", now: now)
             }
             s.receivedIdentity = address
         case .signingInformation:
