@@ -7,14 +7,16 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
     .systemLibrary(name: name, path: "Sources/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
 }
 
-/// Device drivers live one per folder under Plugins/ and may import HAL and Transports only.
-func driver(_ name: String, folder: String) -> Target {
-    .target(name: name, dependencies: ["HAL", "Transports"], path: "Plugins/\(folder)")
+/// Device drivers live one per folder under Plugins/ and may import HAL and Transports only
+/// (and a system library a device's own protocol needs: `extra`).
+func driver(_ name: String, folder: String, extra: [Target.Dependency] = []) -> Target {
+    .target(name: name, dependencies: ["HAL", "Transports"] + extra, path: "Plugins/\(folder)")
 }
 
 let driverTargets: [Target] = [
     driver("StandardScale", folder: "StandardScale"),
-    driver("MiScale", folder: "MiScale"),
+    // CCrypto: the S400's MiBeacon advertisements are AES-CCM encrypted with its bind key.
+    driver("MiScale", folder: "MiScale", extra: ["CCrypto"]),
     driver("QNScale", folder: "QNScale"),
     driver("IcomonScale", folder: "IcomonScale"),
     driver("OneByoneScale", folder: "OneByoneScale"),
@@ -71,7 +73,8 @@ let package = Package(
         // The BLE host's pure half: the H4, HCI, ACL, L2CAP, ATT and advertising codecs and the
         // sans-IO state (credits, ACL scheduling, ATT transactions), values fed bytes with no I/O,
         // so the virtual controller and the fuzz targets use them without any descriptor code.
-        .target(name: "BLEProtocol", dependencies: ["HAL"], path: "Sources/BLEProtocol"),
+        // CCrypto for the Security Manager's AES-128, AES-CMAC and P-256 (Security/).
+        .target(name: "BLEProtocol", dependencies: ["HAL", "CCrypto"], path: "Sources/BLEProtocol"),
         .target(name: "Transports", dependencies: ["HAL", "BLEProtocol", "LinuxIO", "CLibUSB"],
                 path: "Sources/Transports"),
         .target(name: "Capture", dependencies: ["HAL", "LinuxIO", "CV4L2", "CZBar", "CZXingBridge", "CPixelKernels"],
@@ -118,6 +121,9 @@ let package = Package(
         .target(name: "DeviceSupport", path: "Tests/DeviceSupport"),
         // Seeded random numbers and `eventually`, shared by every test target (issue 20).
         .target(name: "TestKit", dependencies: ["HAL"], path: "Tests/TestKit"),
+        // BLEProtocol's own tests: the Security Manager's codec, functions (the specification's
+        // sample data) and the two roles paired against each other, all in-process and quick.
+        .testTarget(name: "BLEProtocolTests", dependencies: ["BLEProtocol", "HAL"], path: "Tests/BLEProtocolTests"),
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "BLEProtocol", "HAL", "HALFakes", "LinuxIO", "CBlueZ", "PeerSupport", "TestKit"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
         .testTarget(name: "VirtualControllerTests",

@@ -33,6 +33,9 @@ let package = Package(
         fuzzTarget("acl-l2cap", [transports, bleProtocol]),
         fuzzTarget("att", [transports, bleProtocol]),
         fuzzTarget("gatt", [transports, bleProtocol, hal, product("HALFakes")]),
+        // The Security Manager: SMP PDUs, and both roles' state machine against a hostile peer
+        // and over a damaged link (issue 29).
+        fuzzTarget("smp", [bleProtocol, hal]),
         // The host core as a state machine: credits, ACL scheduling, ATT transactions, cancellation.
         fuzzTarget("host", [transports, bleProtocol, hal]),
         // USB: the string descriptors a device sends.

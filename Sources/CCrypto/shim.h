@@ -6,3 +6,5 @@
 #include <openssl/err.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/param_build.h>
+#include <openssl/bn.h>

@@ -3,7 +3,8 @@ import HAL
 import MiScale
 
 /// Service data of a Xiaomi scale's advertisement, read both ways and through the driver as a
-/// scan hands it over.
+/// scan hands it over; and as an S400's MiBeacon frame (0xFE95), decrypted with a fixed bind key
+/// and read without one.
 let driver = MiScaleDriver()
 
 runFuzzer { bytes in
@@ -14,4 +15,6 @@ runFuzzer { bytes in
     _ = driver.reading(from: advertisement)
     advertisement.serviceData = [MiScaleDriver.weightScaleService: bytes]
     _ = driver.reading(from: advertisement)
+    _ = try? S400Measurement.read(serviceData: bytes, mac: [0x8C, 0xD0, 0xB2, 0xF6, 0xBE, 0xEF], bindKey: Array(0..<16))
+    _ = try? S400Measurement.read(serviceData: bytes, mac: [0x8C, 0xD0, 0xB2, 0xF6, 0xBE, 0xEF], bindKey: nil)
 }
