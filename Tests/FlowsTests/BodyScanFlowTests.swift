@@ -43,8 +43,8 @@ extension BodyScanFlowTests {
         #expect(outcome.kind == .complete)
         #expect(outcome.states.prefix(3) == [.connecting, .selectMirror, .waitForScale])
         let pick = try #require(harness.log.screens.first { if case .pickList = $0.content { true } else { false } })
-        #expect(pick.content == .pickList([PickItem(id: "C0:FF:EE:00:4F:2A/random", title: "Mirror 4F2A", detail: "-48 dBm"),
-                                           PickItem(id: "C0:FF:EE:00:0B:17/random", title: "Mirror 0B17", detail: "-77 dBm")]))
+        #expect(pick.content == .pickList([PickItem(id: "C0:FF:EE:00:4F:2A/random", title: "Mirror 4F2A", detail: "C0:FF:EE:00:4F:2A · -48 dBm"),
+                                           PickItem(id: "C0:FF:EE:00:0B:17/random", title: "Mirror 0B17", detail: "C0:FF:EE:00:0B:17 · -77 dBm")]))
         #expect(await far.connectionCount == 1)
         #expect(await near.connectionCount == 0)
         await far.shutDown()

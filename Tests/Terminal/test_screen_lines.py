@@ -35,3 +35,12 @@ def test_the_check_progress_line_is_cleared_before_each_result(run):
     screen = "\n".join(t.lines())
     assert re.search(r"\]\s.*(PASS|FAIL|SKIP) ", screen) is None, screen
     assert sum(1 for line in t.lines() if line.lstrip().startswith(("PASS", "FAIL", "SKIP"))) >= 20, screen
+
+
+def test_term_dumb_gets_lines_not_a_drawn_screen(run):
+    """Issue 27, item 17: TERM=dumb cannot take cursor movement or the alternate screen."""
+    t = run(["scan", "--hci", "sim:", "--yes"], env=base_environment(TERM="dumb", HWPROBE_SIM_SPEED="8"))
+    assert t.wait_exit(timeout=60) == 0
+    raw = t.output.decode("utf-8", "replace")
+    assert "\x1b[?1049h" not in raw and "\x1b[H" not in raw, repr(raw[:300])
+    assert "Scan complete" in raw

@@ -147,3 +147,26 @@ import Testing
         #expect(result.err.contains("--btsnoop captures a Bluetooth controller's traffic, and import opens none"), "\(result.err)")
     }
 }
+
+/// Issue 27, item 17: addresses that are wrong in a way that can be said.
+@Suite struct WrongAddressWordsTests {
+    func run(_ arguments: [String]) async -> (code: Int32, out: String, err: String) {
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.bench = SimulatedBench(clock: ScaledClock(speed: 25))
+        let code = await cli.run(arguments)
+        return (code, captured.stdout, captured.stderr)
+    }
+
+    @Test func aMirrorAddressThatIsAScaleIsSaidAtOnce() async {
+        let result = await run(["scan", "--hci", "sim:", "--mirror", "D4:12:3A:00:18:1D", "--yes", "--json"])
+        #expect(result.code == 1)
+        #expect(result.out.contains("D4:12:3A:00:18:1D (Bench Scale) is not a body-scan mirror"), "\(result.out)")
+    }
+
+    @Test func theWrongAddressTypeGetsAHint() async {
+        let result = await run(["gatt", "--hci", "sim:", "C0:FF:EE:00:4F:2A/public"])
+        #expect(result.code != 0)
+        #expect(result.err.contains("it advertises as C0:FF:EE:00:4F:2A/random"), "\(result.err)")
+    }
+}

@@ -262,6 +262,12 @@ final class ScanAttempt {
                 found[device.address] = device
                 if window == nil { window = schedule(after: configuration.discoveryWindow) }
                 return .keepWaiting
+            case .discovered(let device) where configuration.mirrorAddress?.matches(device.address) == true:
+                // The address asked for answers, but not as a mirror (a scale's, say): said at
+                // once instead of after the whole search (issue 27, item 17).
+                let name = device.name.map { " (\($0))" } ?? ""
+                throw .failed(failure(.notFound, "\(device.address)\(name) is not a body-scan mirror.",
+                                      "Give the mirror's address, or leave it out to find the mirror nearby.", state: .connecting))
             case .timer(let id) where id == window:
                 return .done
             case .discoveryFailed(let why):

@@ -18,7 +18,9 @@ enum BodyScanScreens {
                subtitle: "More than one mirror is nearby. Pick the one in front of you.",
                content: .pickList(mirrors.map {
                    // The id carries the address type, so picking a random-address mirror finds it again.
-                   PickItem(id: "\($0.address)/\($0.address.kind.rawValue)", title: $0.name ?? $0.address.description, detail: "\($0.rssi) dBm")
+                   // The address beside the name: two mirrors of one model have the same name.
+                   PickItem(id: "\($0.address)/\($0.address.kind.rawValue)", title: $0.name ?? $0.address.description,
+                            detail: $0.name == nil ? "\($0.rssi) dBm" : "\($0.address) · \($0.rssi) dBm")
                }))
     }
 

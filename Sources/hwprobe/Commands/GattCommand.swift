@@ -24,14 +24,27 @@ struct GattCommand: Sendable {
         let request = try GattRequest(invocation)
         let central = try await transports.central(for: uri, snoopPath: invocation.value("--btsnoop"))
         let outcome: Result<Int32, CLIFailure>
-        do {
+        do throws(BLEError) {
             if !explicitKind {
                 // Without /public or /random, use the type the peripheral advertises with.
                 console.status("looking for \(address) (up to \(Int(Self.advertisingWait / .seconds(1))) s)")
                 address = try await advertisedAddress(address, on: central)
             }
             console.status("connecting to \(address)")
-            let connection = try await central.connect(address)
+            let connection: BLEConnection
+            do throws(BLEError) {
+                connection = try await central.connect(address)
+            } catch {
+                // A type typed wrong is the usual reason (issue 27, item 17): see whether the
+                // same address advertises with the other type, and say so.
+                guard case .connectionTimedOut(let typed) = error, explicitKind else { throw error }
+                console.status("\(typed) did not answer; looking for it with the other address type")
+                if let advertised = try? await advertisedAddress(address, on: central, within: .seconds(2)), advertised.kind != typed.kind {
+                    throw BLEError.invalid("\(typed)/\(typed.kind.rawValue) did not accept the connection: it advertises as "
+                                   + "\(advertised)/\(advertised.kind.rawValue); give that (or leave the type out)")
+                }
+                throw error
+            }
             outcome = await Result { () async throws(CLIFailure) -> Int32 in
                 try await session(on: connection, address: address, central: central, request: request, json: invocation.wantsJSON)
             }
@@ -150,9 +163,9 @@ struct GattCommand: Sendable {
 
     static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
-    private func advertisedAddress(_ address: BLEAddress, on central: BLECentral) async throws(BLEError) -> BLEAddress {
+    private func advertisedAddress(_ address: BLEAddress, on central: BLECentral, within wait: Duration = Self.advertisingWait) async throws(BLEError) -> BLEAddress {
         let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: Self.advertisingWait)
+        let deadline = clock.now.advanced(by: wait)
         let discovery = central.discover()
         let found = await withTaskGroup(of: BLEAddress?.self) { group in
             group.addTask {
@@ -169,7 +182,7 @@ struct GattCommand: Sendable {
             group.cancelAll()
             return first
         }
-        guard let found else { throw .notFound("\(address) (not advertising within 5 seconds)") }
+        guard let found else { throw .notFound("\(address) (not advertising within \(wait.components.seconds) seconds)") }
         return found
     }
 }

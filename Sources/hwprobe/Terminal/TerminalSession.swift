@@ -39,7 +39,10 @@ final class TerminalSession: Sendable {
     /// A session for this process's terminal, or nil when there is nothing to own (stdout is no
     /// terminal and no keys are wanted, or stdin is no terminal either).
     static func forProcess(console: Console, wantsKeys: Bool) -> TerminalSession? {
-        let draws = console.isTerminal && FileDescriptor.standardOutput.isTerminal
+        // TERM=dumb (Emacs' shell, some CI consoles) cannot take cursor movement or the alternate
+        // screen: one line per screen there, keys still read (issue 27, item 17).
+        let dumb = (console.environment["TERM"] ?? "") == "dumb"
+        let draws = console.isTerminal && FileDescriptor.standardOutput.isTerminal && !dumb
         let keys = wantsKeys && FileDescriptor.standardInput.isTerminal
         guard draws || keys else { return nil }
         return TerminalSession(console: console, drawsScreen: draws, readsKeys: keys)
