@@ -51,6 +51,23 @@ public struct BLECassette: Hashable, Sendable {
         /// the recorder; a person adds `varying` lines to a cassette.
         public var varying: Set<UInt16>
 
+        /// The value handles of the characteristics with these UUIDs, as the recorded discovery
+        /// (Read By Type responses for characteristic declarations) found them.
+        public func valueHandles(of uuids: Set<BluetoothUUID>) -> [BluetoothUUID: Set<UInt16>] {
+            var found: [BluetoothUUID: Set<UInt16>] = [:]
+            for connection in connections {
+                for record in connection.att where record.direction == .fromPeripheral {
+                    guard case .readByTypeResponse(let entries)? = try? ATTPDU(parsing: record.pdu) else { continue }
+                    for entry in entries where entry.value.count >= 5 {
+                        let uuid = BluetoothUUID(littleEndian: entry.value.dropFirst(3))
+                        guard let uuid, uuids.contains(uuid) else { continue }
+                        found[uuid, default: []].insert(UInt16(entry.value[1]) | UInt16(entry.value[2]) << 8)
+                    }
+                }
+            }
+            return found
+        }
+
         /// Builds a peripheral's record; only the address is required.
         public init(address: BLEAddress, advertising: [AdvertisingRecord] = [], connections: [Connection] = [],
                     varying: Set<UInt16> = []) {

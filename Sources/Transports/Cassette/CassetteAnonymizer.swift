@@ -118,22 +118,8 @@ public struct CassetteAnonymizer {
     /// The value handles of Device Name (0x2A00), Serial Number String (0x2A25) and System ID
     /// (0x2A23, replaced as a serial), from the recorded discovery.
     static func identifyingHandles(_ peripheral: BLECassette.Peripheral) -> (names: Set<UInt16>, serials: Set<UInt16>) {
-        var names: Set<UInt16> = []
-        var serials: Set<UInt16> = []
-        for connection in peripheral.connections {
-            for record in connection.att where record.direction == .fromPeripheral {
-                guard case .readByTypeResponse(let entries)? = try? ATTPDU(parsing: record.pdu) else { continue }
-                for entry in entries where entry.value.count >= 5 {
-                    let valueHandle = UInt16(entry.value[1]) | UInt16(entry.value[2]) << 8
-                    switch BluetoothUUID(littleEndian: entry.value.dropFirst(3)) {
-                    case BluetoothUUID(0x2A00): names.insert(valueHandle)
-                    case BluetoothUUID(0x2A25), BluetoothUUID(0x2A23): serials.insert(valueHandle)
-                    default: break
-                    }
-                }
-            }
-        }
-        return (names, serials)
+        let found = peripheral.valueHandles(of: [BluetoothUUID(0x2A00), BluetoothUUID(0x2A25), BluetoothUUID(0x2A23)])
+        return (found[BluetoothUUID(0x2A00)] ?? [], (found[BluetoothUUID(0x2A25)] ?? []).union(found[BluetoothUUID(0x2A23)] ?? []))
     }
 
     private mutating func advertisingData(_ data: [UInt8]) -> [UInt8] {

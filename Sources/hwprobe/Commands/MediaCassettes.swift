@@ -108,6 +108,12 @@ final class MediaCassettes: Sendable {
         let padSections = pads.withLock { $0 }.map(\.cassette)
         dropped += pads.withLock { $0 }.reduce(0) { $0 + $1.dropped }
         var cassette = Cassette(ble: ble?.cassette ?? BLECassette(), cameras: cameraSections, pads: padSections)
+        // Writes that differ on every run by design (the mirror's scan token) are marked, so a
+        // replay of the recording does not warn about them each time (issue 27, item 17).
+        for index in cassette.ble.peripherals.indices {
+            let found = cassette.ble.peripherals[index].valueHandles(of: Self.varyingCharacteristics)
+            for handles in found.values { cassette.ble.peripherals[index].varying.formUnion(handles) }
+        }
         if anonymized { cassette = CassetteAnonymizer.anonymize(cassette, manufacturerFields: Self.identifyingManufacturerFields) }
         var text = CassetteFormat.text(of: cassette)
         var warning: String?
@@ -125,6 +131,10 @@ final class MediaCassettes: Sendable {
         if dropped > 0 { text += "# \(dropped) records were past the cassette's limits and were not kept\n" }
         return (text, published, warning)
     }
+
+    /// Characteristics whose written value differs on every run: the mirror's scan token (a fresh
+    /// random value per scan, docs/mirror-gatt-v1.md).
+    static let varyingCharacteristics: Set<BluetoothUUID> = [MirrorGATT.uuid(0x04)]
 
     /// Manufacturer-data fields that identify one device, from the drivers that know the layouts:
     /// the mirror's serial number (docs/mirror-gatt-v1.md: company 0xFFFF, `4D 52`, version, then
