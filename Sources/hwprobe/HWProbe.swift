@@ -41,7 +41,7 @@ struct HWProbe: Sendable {
             return ExitCode.usage
         }
         if invocation.wantsHelp {
-            console.out(Self.help(for: invocation.commandGiven ? invocation.command : nil))
+            console.out(helpForScreen(Self.help(for: invocation.commandGiven ? invocation.command : nil)))
             return ExitCode.success
         }
         if invocation.wantsVersion {
@@ -239,9 +239,48 @@ extension HWProbe {
         if invocation.has("--man") {
             console.out(ManPage.roff())
         } else {
-            console.out(Self.help(for: invocation.positionals.first))
+            console.out(helpForScreen(Self.help(for: invocation.positionals.first)))
         }
         return ExitCode.success
+    }
+
+    /// Help wrapped to the terminal it is printed on (issue 27, item 17); a pipe gets it as
+    /// written, one option to a line, for grep.
+    func helpForScreen(_ text: String) -> String {
+        guard console.isTerminal,
+              let width = TerminalRenderer.width(environment: console.environment) ?? TerminalRenderer.terminalColumns(),
+              width >= 20 else { return text }
+        return Self.wrap(text, width: width)
+    }
+
+    /// Each line longer than `width` broken at spaces; continuation lines keep the line's
+    /// indentation, and an option's description (after two spaces) lines up under itself.
+    static func wrap(_ text: String, width: Int) -> String {
+        var out: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var rest = Substring(line)
+            guard rest.count > width else { out.append(String(rest)); continue }
+            let leading = rest.prefix { $0 == " " }.count
+            // `  --hci URI   what it does`: continuations start where the description does.
+            var hanging = leading
+            if let gap = rest.dropFirst(leading).range(of: "  ") {
+                let column = rest.distance(from: rest.startIndex, to: gap.upperBound)
+                let after = rest[gap.upperBound...].prefix { $0 == " " }.count
+                if column + after < width / 2 { hanging = column + after }
+            }
+            var first = true
+            while rest.count > (first ? width : width - hanging) {
+                let room = first ? width : width - hanging
+                let window = rest.prefix(room + 1)
+                let cut = window.lastIndex(of: " ").flatMap { $0 > rest.startIndex ? $0 : nil } ?? rest.index(rest.startIndex, offsetBy: room)
+                out.append((first ? "" : String(repeating: " ", count: hanging)) + String(rest[..<cut]).trimmingTrailingSpaces())
+                rest = rest[cut...].drop { $0 == " " }
+                first = false
+                if rest.isEmpty { break }
+            }
+            if !rest.isEmpty { out.append((first ? "" : String(repeating: " ", count: hanging)) + String(rest)) }
+        }
+        return out.joined(separator: "\n")
     }
 
     /// `hwprobe completions bash|zsh|fish`. The parser has already checked the shell's name.
@@ -261,4 +300,12 @@ func simulationSpeed(default value: Double) -> Double {
         return value
     }
     return speed
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
 }

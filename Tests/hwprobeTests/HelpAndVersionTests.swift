@@ -170,3 +170,24 @@ import Testing
         #expect(result.err.contains("it advertises as C0:FF:EE:00:4F:2A/random"), "\(result.err)")
     }
 }
+
+/// Issue 27, item 17: help is wrapped to the terminal, option descriptions hanging under themselves.
+@Suite struct HelpWrappingTests {
+    @Test func longLinesBreakAtSpacesAndDescriptionsHang() {
+        let text = "  --hci URI                 HCI controller: hci:N, uart:/dev/ttyX?baud=…&rtscts=…, tcp:HOST:PORT, sim: or replay:FILE"
+        let wrapped = HWProbe.wrap(text, width: 60).split(separator: "\n").map(String.init)
+        #expect(wrapped.allSatisfy { $0.count <= 60 }, "\(wrapped)")
+        #expect(wrapped.count > 1)
+        #expect(wrapped.dropFirst().allSatisfy { $0.hasPrefix(String(repeating: " ", count: 28)) && !$0.hasPrefix(String(repeating: " ", count: 29)) },
+                "\(wrapped)")
+        #expect(wrapped.joined(separator: " ").split(separator: " ") == text.split(separator: " "), "no word lost")
+    }
+
+    @Test func everyCommandsHelpFitsFortyColumns() {
+        for spec in Commands.all {
+            let wrapped = HWProbe.wrap(spec.helpText, width: 40)
+            let long = wrapped.split(separator: "\n").filter { $0.count > 40 && $0.contains(" ") && !$0.hasPrefix("  hwprobe ") }
+            #expect(long.isEmpty, "\(spec.name): \(long)")
+        }
+    }
+}
