@@ -2,10 +2,11 @@ import Foundation
 import Testing
 @testable import LinuxIO
 
-/// LinuxIO's private file (issue 15), on both of its paths: an unnamed O_TMPFILE file, and the
-/// 0600 O_EXCL temporary used where a file system has none. (LinuxIO has no test target of its
-/// own; the transports' tests are its nearest users.)
-@Suite struct PrivateFileTests {
+/// LinuxIO's private file at its edges (issue 15), on both of its paths (an unnamed O_TMPFILE
+/// file, and the 0600 O_EXCL temporary used where a file system has none): a racer creating the
+/// name before commit, replacing only regular files, the check creating nothing, a full disk and
+/// a read-only file system. (Moved here from TransportsTests once LinuxIO had tests of its own.)
+@Suite struct PrivateFileEdgeTests {
     struct Scratch {
         let directory: String
         init() throws {
