@@ -2,6 +2,7 @@ import Flows
 import HAL
 import HALFakes
 import Transports
+import Peripherals
 import VirtualController
 
 /// The built-in bench (`sim:`): a mirror and a standard weighing scale around an in-process

@@ -11,7 +11,7 @@ import Transports
 /// and settling measurements to whoever subscribes (WSS 1.0 §3.2), so none is lost to a client
 /// still discovering. The standard has no stable flag: a reading the fake marks stable is sent
 /// like any other (the driver counts two equal readings).
-package struct StandardScalePeripheral: VirtualPeripheral {
+package struct StandardScalePeripheral: ControllablePeripheral {
     package let scale: FakeScale
     package let address: BLEAddress
     package let advertising: VirtualAdvertising
@@ -44,6 +44,7 @@ package struct StandardScalePeripheral: VirtualPeripheral {
         // Many scales keep the default ATT_MTU; a Weight Measurement fits in it.
         server = ATTServer(database: database, preferredMTU: 23)
         behaviour = Behaviour(measurementHandle: measurementHandle, steps: scale.steps, tail: scale.disconnectAfterLast)
+        personKilograms = scale.steps.last?.reading.kilograms ?? 70
     }
 
     package var isAdvertising: Bool { !connected }
@@ -61,18 +62,27 @@ package struct StandardScalePeripheral: VirtualPeripheral {
         behaviour.reset()
     }
 
-    package var nextDeadline: Duration? { connected ? behaviour.schedule.nextDeadline : nil }
+    package var nextDeadline: Duration? {
+        guard connected else { return nil }
+        return [behaviour.schedule.nextDeadline, server.transactionDeadline].compactMap { $0 }.min()
+    }
 
     package mutating func advance(to now: Duration) -> [PeripheralAction] {
+        // An indication unconfirmed for 30 s ends the bearer; a new one needs a new link.
+        if connected, server.expire(at: now) { return [.disconnect(reason: 0x13)] }
         var actions: [PeripheralAction] = []
         while connected, let due = behaviour.schedule.popDue(at: now) {
             switch due {
             case .reading(let index):
-                if let pdu = server.indication(valueHandle: measurementHandle, value: Self.weightMeasurement(scale.steps[index].reading)) {
+                if let pdu = server.indication(valueHandle: measurementHandle, value: Self.weightMeasurement(scale.steps[index].reading), at: now) {
                     actions.append(PeripheralChannels.att(pdu))
                 }
                 if index == scale.steps.count - 1, let tail = scale.disconnectAfterLast {
                     behaviour.schedule.add(.disconnect, at: now + tail)
+                }
+            case .live(let kilograms):
+                if let pdu = server.indication(valueHandle: measurementHandle, value: Self.weightMeasurement(WeightReading(kilograms: kilograms, stable: true)), at: now) {
+                    actions.append(PeripheralChannels.att(pdu))
                 }
             case .disconnect:
                 actions.append(.disconnect(reason: 0x13))
@@ -81,11 +91,52 @@ package struct StandardScalePeripheral: VirtualPeripheral {
         return actions
     }
 
+    package mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction] {
+        server.setLinkSecurity(level)
+        return []
+    }
+
+    // MARK: ControllablePeripheral
+
+    /// The person's weight as the keys set it (the last step's reading to begin with).
+    package private(set) var personKilograms: Double = 0
+    /// Whether the person at the keyboard has put someone on the scale.
+    package private(set) var occupied = false
+
+    package var controls: [PeripheralControl] {
+        [PeripheralControl(key: "s", label: "step on/off"), PeripheralControl(key: "+", label: "weight +0.5 kg"),
+         PeripheralControl(key: "-", label: "weight -0.5 kg")]
+    }
+
+    package var stateSummary: String {
+        (occupied ? "occupied" : "empty") + " · person " + kilogramsText(personKilograms)
+            + (server.configuration(ofValue: measurementHandle) & 0x0002 != 0 ? " · indications on" : "")
+    }
+
+    /// `s` steps on (a settling reading, then the weight twice, as the scale settles) or off;
+    /// `+`/`-` change the weight by 0.5 kg, indicated at once while someone stands on it.
+    package mutating func perform(_ key: Character, at now: Duration) -> [PeripheralAction] {
+        switch key {
+        case "s":
+            occupied.toggle()
+            guard occupied else { return [] }
+            behaviour.schedule.add(.live(personKilograms * 0.97), at: now + .milliseconds(300))
+            behaviour.schedule.add(.live(personKilograms), at: now + .milliseconds(700))
+            behaviour.schedule.add(.live(personKilograms), at: now + .milliseconds(1100))
+        case "+", "-":
+            personKilograms = max(0, personKilograms + (key == "+" ? 0.5 : -0.5))
+            if occupied { behaviour.schedule.add(.live(personKilograms), at: now + .milliseconds(400)) }
+        default:
+            break
+        }
+        return []
+    }
+
     package mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
         switch PeripheralChannels.route(frame) {
         case .att(let pdu):
             behaviour.now = now
-            return server.receive(pdu, behaviour: &behaviour).map(PeripheralChannels.att)
+            return server.receive(pdu, behaviour: &behaviour, at: now).map(PeripheralChannels.att)
         case .reply(let frame):
             return [.send(frame)]
         case .parameterUpdateAnswered, .nothing:
@@ -104,7 +155,7 @@ package struct StandardScalePeripheral: VirtualPeripheral {
     }
 
     struct Behaviour: ATTServerBehaviour {
-        enum Due: Sendable { case reading(Int), disconnect }
+        enum Due: Sendable { case reading(Int), live(Double), disconnect }
 
         let measurementHandle: UInt16
         let steps: [FakeScale.Step]
