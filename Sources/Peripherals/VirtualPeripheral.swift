@@ -28,6 +28,9 @@ package protocol VirtualPeripheral: Sendable {
     /// The link's security changed (pairing, encryption): attributes that need it are served
     /// from now on. Nothing pairs yet; the default ignores it.
     mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction]
+    /// Its GATT database, when it has one laid out (a replay answers as recorded instead), so
+    /// whoever shows what a central does can name handles (a CCCD, a characteristic's UUID).
+    var attributeDatabase: AttributeDatabase? { get }
 
     /// When it next wants `advance(to:)`, if ever.
     var nextDeadline: Duration? { get }
@@ -46,6 +49,7 @@ extension VirtualPeripheral {
     package mutating func linkChanged(_ change: VirtualLinkChange, at now: Duration) -> [PeripheralAction] { [] }
     package mutating func framesToSend(room: Int, at now: Duration) -> [L2CAPFrame] { [] }
     package mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction] { [] }
+    package var attributeDatabase: AttributeDatabase? { nil }
 }
 
 /// A key that acts on a simulated device while it is served (`hwprobe serve`'s screen).

@@ -169,6 +169,8 @@ package struct MirrorPeripheral: ControllablePeripheral {
         }
     }
 
+    package var attributeDatabase: AttributeDatabase? { server.database }
+
     package mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction] {
         server.setLinkSecurity(level)
         return []

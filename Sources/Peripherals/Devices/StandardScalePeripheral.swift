@@ -91,6 +91,8 @@ package struct StandardScalePeripheral: ControllablePeripheral {
         return actions
     }
 
+    package var attributeDatabase: AttributeDatabase? { server.database }
+
     package mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction] {
         server.setLinkSecurity(level)
         return []
