@@ -56,11 +56,14 @@ extension VirtualPeripheral {
 package struct PeripheralControl: Hashable, Sendable {
     /// The key a person presses.
     package var key: Character
+    /// How the screen names the key (or keys: "1–6").
+    package var keys: String
     /// What it does, for the screen's key line ("step on/off").
     package var label: String
 
-    package init(key: Character, label: String) {
+    package init(key: Character, keys: String? = nil, label: String) {
         self.key = key
+        self.keys = keys ?? String(key)
         self.label = label
     }
 }

@@ -186,7 +186,7 @@ package struct MirrorPeripheral: ControllablePeripheral {
         [PeripheralControl(key: "s", label: "step on/off"),
          PeripheralControl(key: "a", label: outOfLine ? "scale back in line" : "scale out of line"),
          PeripheralControl(key: "b", label: batteryLow ? "battery back" : "low battery"),
-         PeripheralControl(key: "1", label: "…6 mirror error 1–6"),
+         PeripheralControl(key: "1", keys: "1–6", label: "mirror error"),
          PeripheralControl(key: "d", label: "drop the link")]
     }
 

@@ -164,12 +164,23 @@ final class ServeScreen: Sendable {
         let subscriptions = snapshot.subscriptions.sorted { $0.key < $1.key }
             .map { "0x\(Hex.word($0.key)) \($0.value.uuid) (\($0.value.indications ? "indications" : "notifications"))" }
         lines.append("subscribed  " + (subscriptions.isEmpty ? "nothing" : subscriptions.joined(separator: ", ")))
+        var keys = ["q quit"]
         if let device = device.withLock({ $0 }) {
             lines.append("device      " + device.state)
-            lines.append("keys        " + (device.controls.map { "\($0.key) \($0.label)" } + ["q quit"]).joined(separator: " · "))
-        } else {
-            lines.append("keys        q quit")
+            keys = device.controls.map { "\($0.keys) \($0.label)" } + keys
         }
+        // The keys wrap at the terminal's width rather than lose the last ones.
+        var keyLine = "keys        "
+        for (index, key) in keys.enumerated() {
+            let piece = (index == 0 ? "" : " · ") + key
+            if keyLine.count + piece.count > width, index > 0 {
+                lines.append(keyLine)
+                keyLine = "            " + key
+            } else {
+                keyLine += piece
+            }
+        }
+        lines.append(keyLine)
         lines += ["", "recent"] + snapshot.recent.map { "  " + $0 }
         // Text from the central and the device is escaped before the terminal sees it.
         let body = lines.map { String(PrintableText.escaping($0, keepingLayout: false).prefix(width)) }

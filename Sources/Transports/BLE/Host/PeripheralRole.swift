@@ -44,6 +44,14 @@ package struct PeripheralLinkInfo: Hashable, Sendable {
     package var latency: UInt16
     /// 10 ms units.
     package var supervisionTimeout: UInt16
+
+    package init(handle: UInt16, central: BLEAddress, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
+        self.handle = handle
+        self.central = central
+        self.interval = interval
+        self.latency = latency
+        self.supervisionTimeout = supervisionTimeout
+    }
 }
 
 /// What happens on the peripheral side of the host, in the order the controller said it:
