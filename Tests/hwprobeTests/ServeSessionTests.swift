@@ -67,4 +67,13 @@ import Transports
         let text = CassetteFormat.text(of: cassette)
         #expect(try CassetteReader.read(Array(text.utf8)) == cassette)
     }
+
+    @Test func jsonLinesEscapeWhatCouldDriveATerminal() throws {
+        var line = ServeSession.Line(event: "write", t: 0.25)
+        line.error = "0x80 \u{1B}]0;T\u{07}\u{9B}\"q\"\\"
+        let text = ServeSession.json(line)
+        #expect(text == #"{"error":"0x80 \u001b]0;T\u0007\u009b\"q\"\\","event":"write","t":0.25}"# + "\n")
+        let parsed = try JSONShape.parse(text)
+        #expect(parsed["error"]?.string == line.error)
+    }
 }

@@ -187,18 +187,24 @@ package actor PeripheralHost {
         }
     }
 
-    /// Carries out what the peripheral asked, in order.
+    /// Carries out what the peripheral asked, in order; frames in a row go to the host together.
     private func execute(_ actions: [PeripheralAction]) async {
-        for action in actions {
+        var frames: [L2CAPFrame] = []
+        for (index, action) in actions.enumerated() {
             guard let link else { return }
-            switch action {
-            case .send(let frame):
+            if case .send(let frame) = action {
                 if frame.channel == L2CAPFrame.att { observer(.toCentral(frame.payload)) }
-                do throws(BLEError) {
-                    try await host.sendL2CAP(handle: link, channel: frame.channel, payload: frame.payload)
-                } catch {
-                    return
-                }
+                frames.append(frame)
+                let nextSends: Bool
+                if index + 1 < actions.count, case .send = actions[index + 1] { nextSends = true } else { nextSends = false }
+                if nextSends { continue }
+                do throws(BLEError) { try await host.sendL2CAP(handle: link, frames: frames) } catch { return }
+                frames = []
+                continue
+            }
+            switch action {
+            case .send:
+                break
             case .disconnect(let reason):
                 await host.disconnectPeripheralLink(link, reason: Self.hostReason(reason))
             case .vanish:
@@ -217,12 +223,10 @@ package actor PeripheralHost {
     /// controller's buffers); another tick follows while it has more.
     private func pump(at now: Duration) async {
         guard let link else { return }
-        let frames = peripheral.framesToSend(room: 8, at: now)
+        let frames = peripheral.framesToSend(room: 32, at: now)
         guard !frames.isEmpty else { return }
-        for frame in frames {
-            if frame.channel == L2CAPFrame.att { observer(.toCentral(frame.payload)) }
-            do throws(BLEError) { try await host.sendL2CAP(handle: link, channel: frame.channel, payload: frame.payload) } catch { return }
-        }
+        for frame in frames where frame.channel == L2CAPFrame.att { observer(.toCentral(frame.payload)) }
+        do throws(BLEError) { try await host.sendL2CAP(handle: link, frames: frames) } catch { return }
         input.yield(.tick)
     }
 

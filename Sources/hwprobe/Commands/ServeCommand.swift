@@ -50,7 +50,7 @@ struct ServeCommand: Sendable {
             if json {
                 for line in lines { console.out(ServeSession.json(line)) }
             } else if let drawing = screen.withLock({ $0 }) {
-                drawing.draw()
+                drawing.changed()
             } else {
                 for line in lines { console.out(ServeSession.human(line) + "\n") }
             }
@@ -99,7 +99,7 @@ struct ServeCommand: Sendable {
             if let screenDrawing = screen.withLock({ $0 }) {
                 // The device's own state changes with time (a scan's progress): a calm refresh.
                 group.addTask {
-                    while (try? await clock.sleep(for: .milliseconds(500))) != nil { await screenDrawing.refresh() }
+                    while (try? await clock.sleep(for: .milliseconds(250))) != nil { await screenDrawing.refresh() }
                     return nil
                 }
             }
@@ -136,6 +136,10 @@ final class ServeScreen: Sendable {
     private let session: ServeSession
     private let server: PeripheralHost
     private let device = Mutex<(controls: [PeripheralControl], state: String)?>(nil)
+    /// When the screen was last drawn, and whether something changed since.
+    private let paced = Mutex<(last: ContinuousClock.Instant?, dirty: Bool)>((nil, false))
+    /// A stream notifies thousands of values a second: the screen follows at most this often.
+    static let interval: Duration = .milliseconds(50)
 
     init(console: Console, terminal: TerminalSession, label: String, session: ServeSession, server: PeripheralHost) {
         self.console = console
@@ -152,7 +156,22 @@ final class ServeScreen: Sendable {
         draw()
     }
 
+    /// Something the screen shows changed: drawn now unless it was drawn less than `interval`
+    /// ago (the next refresh draws it then).
+    func changed() {
+        let now = ContinuousClock.now
+        let due = paced.withLock { state -> Bool in
+            if let last = state.last, last.duration(to: now) < Self.interval {
+                state.dirty = true
+                return false
+            }
+            return true
+        }
+        if due { draw() }
+    }
+
     func draw() {
+        paced.withLock { $0 = (ContinuousClock.now, false) }
         let snapshot = session.snapshot
         let width = max(20, terminal.size.columns)
         var lines = ["hwprobe serve · \(label)", ""]

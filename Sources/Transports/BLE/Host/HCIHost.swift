@@ -643,6 +643,15 @@ public actor HCIHost {
         }
     }
 
+    /// Several L2CAP PDUs on one link, in order, in one call: a served stream's notifications
+    /// cost one hop onto the actor for a batch instead of one each. Waits for room as
+    /// `sendL2CAP` does, PDU by PDU.
+    package func sendL2CAP(handle: UInt16, frames: [L2CAPFrame]) async throws(BLEError) {
+        for frame in frames {
+            try await sendL2CAP(handle: handle, channel: frame.channel, payload: frame.payload)
+        }
+    }
+
     /// The same without waiting, for answers the receive path must give (signalling, SMP).
     private func reply(handle: UInt16, channel: UInt16, payload: [UInt8]) {
         let pdu = L2CAPFrame(channel: channel, payload: payload).encoded

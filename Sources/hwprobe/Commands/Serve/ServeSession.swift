@@ -35,7 +35,9 @@ final class ServeSession: Sendable {
         var central: String?
         var mtu: Int = 23
         var subscriptions: [UInt16: (uuid: String, indications: Bool)] = [:]
-        var recent: [String] = []
+        /// The last few events, worded only when the screen is drawn.
+        var recentLines: [Line] = []
+        var recent: [String] { recentLines.map(ServeSession.human) }
         var served: Int = 0
     }
 
@@ -130,10 +132,8 @@ final class ServeSession: Sendable {
                 recordATT(pdu, direction: .fromPeripheral, at: t, in: &s)
                 lines += toCentral(pdu, line: line, in: &s)
             }
-            for l in lines {
-                s.snapshot.recent.append(Self.human(l))
-                if s.snapshot.recent.count > Self.recentLines { s.snapshot.recent.removeFirst() }
-            }
+            s.snapshot.recentLines += lines.suffix(Self.recentLines)
+            if s.snapshot.recentLines.count > Self.recentLines { s.snapshot.recentLines.removeFirst(s.snapshot.recentLines.count - Self.recentLines) }
             return lines
         }
     }
@@ -310,10 +310,48 @@ final class ServeSession: Sendable {
         return text
     }
 
+    /// One line of JSON, keys sorted. Written by hand: a served stream notifies thousands of
+    /// values a second, and JSONEncoder costs more than serving one. Every string here is ours
+    /// (event names, hex, addresses, UUIDs) except an error's wording, which is escaped.
     static func json(_ l: Line) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(l), let text = String(data: data, encoding: .utf8) else { return "{}\n" }
-        return JSON.escapingControls(text) + "\n"
+        var fields: [(String, String)] = []
+        func text(_ key: String, _ value: String?) { if let value { fields.append((key, quoted(value))) } }
+        text("address", l.address)
+        text("central", l.central)
+        text("error", l.error)
+        text("event", l.event)
+        text("form", l.form)
+        if let handle = l.handle { fields.append(("handle", String(handle))) }
+        if let indications = l.indications { fields.append(("indications", indications ? "true" : "false")) }
+        if let mtu = l.mtu { fields.append(("mtu", String(mtu))) }
+        text("reason", l.reason)
+        let t = l.t.rounded() == l.t ? String(Int(l.t)) : String(l.t)
+        fields.append(("t", t))
+        text("uuid", l.uuid)
+        text("value", l.value)
+        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n"
+    }
+
+    /// A JSON string: quotes, backslashes and every control character escaped (C1 and DEL too,
+    /// so no terminal acts on them).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
     }
 }

@@ -58,6 +58,15 @@ enum ServedDevices {
             if let name { script.name = name }
             let peripheral = MirrorPeripheral(script: script, extendedAdvertising: options.advertising == .extended, deviations: scenario.deviations)
             return ServedDevice(peripheral: peripheral, options: options, label: "mirror-v1")
+        case "stream":
+            // For measuring: N values of B bytes notified as fast as the link takes them.
+            if let unknown = rest.keys.sorted().first(where: { $0 != "count" && $0 != "size" }) { throw usage("unknown option '\(unknown)' for stream (count=N&size=B)") }
+            guard let count = Int(rest["count"] ?? "1000"), (1...10_000_000).contains(count),
+                  let size = Int(rest["size"] ?? "20"), (4...244).contains(size),
+                  let address = BLEAddress(string: "C5:EE:D0:00:00:01/random") else {
+                throw usage("stream takes count=1…10000000 and size=4…244")
+            }
+            return ServedDevice(peripheral: StreamingPeripheral(address: address, count: count, size: size), options: options, label: "stream")
         case "standard-scale":
             let kilograms = try weight(rest)
             return ServedDevice(peripheral: standardScale(kilograms: kilograms, name: name), options: options, label: "standard-scale")
@@ -66,7 +75,7 @@ enum ServedDevices {
                 let kilograms = try weight(rest)
                 if let peripheral = make(kilograms, name) { return ServedDevice(peripheral: peripheral, options: options, label: base) }
             }
-            let known = ["mirror-v1", "standard-scale"] + scaleTable.keys.sorted()
+            let known = ["mirror-v1", "standard-scale", "stream"] + scaleTable.keys.sorted()
             throw usage("\(base) is no device serve can play (one of \(known.joined(separator: ", ")), replay:FILE or profile:FILE)")
         }
     }
