@@ -102,8 +102,8 @@ package actor PeripheralHost {
         return (device.controls, device.stateSummary)
     }
 
-    /// Advertises and serves until the task is cancelled or the controller goes away. Throws
-    /// when the controller refuses to advertise at the start (nothing could be served).
+    /// Advertises and serves until the task is cancelled. Throws when the controller refuses to
+    /// advertise at the start (nothing could be served), or when it goes away.
     package func run() async throws(BLEError) {
         let roleEvents = await host.peripheralRole()
         let input = input
@@ -117,10 +117,12 @@ package actor PeripheralHost {
         }
         try await advertiseIfDue()
         rescheduleTimer()
+        var controllerGone = false
         loop: for await next in inputs {
             let now = timebase.now
             switch next {
             case .end:
+                controllerGone = true
                 break loop
             case .tick:
                 timerDeadline = nil
@@ -147,6 +149,9 @@ package actor PeripheralHost {
             self.link = nil
         }
         await host.stopAdvertising()
+        if controllerGone, !Task.isCancelled {
+            throw await host.failureReason ?? .transport("the controller closed the link")
+        }
     }
 
     private func handle(_ event: PeripheralEvent, at now: Duration) async {

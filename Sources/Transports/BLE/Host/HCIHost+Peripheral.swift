@@ -78,6 +78,9 @@ extension HCIHost {
         }
     }
 
+    /// Why the host stopped (the controller went away, a transport error), once it has.
+    package var failureReason: BLEError? { failure }
+
     /// Whether the host is advertising now, as far as it knows.
     package var isAdvertising: Bool { advertisingNow != nil }
 
