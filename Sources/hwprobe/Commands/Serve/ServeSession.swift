@@ -56,11 +56,23 @@ final class ServeSession: Sendable {
 
     private let state = Mutex(State())
     private let database: AttributeDatabase?
+    /// Each handle's UUID as the lines spell it (a CCCD's is its characteristic's), worked out
+    /// once: a stream names its handle thousands of times a second.
+    private let uuids: [UInt16: String]
     /// Lines kept for the screen's "recent" list.
     static let recentLines = 8
 
     init(database: AttributeDatabase?) {
         self.database = database
+        var uuids: [UInt16: String] = [:]
+        for attribute in database?.attributes ?? [] {
+            if attribute.type == Attribute.clientConfigurationType, let (value, _) = database?.characteristic(ofClientConfiguration: attribute.handle) {
+                uuids[attribute.handle] = database?.attribute(value)?.type.description
+            } else {
+                uuids[attribute.handle] = attribute.type.description
+            }
+        }
+        self.uuids = uuids
     }
 
     var snapshot: Snapshot { state.withLock { $0.snapshot } }
@@ -254,13 +266,7 @@ final class ServeSession: Sendable {
         return [l]
     }
 
-    private func uuid(of handle: UInt16) -> String? {
-        guard let attribute = database?.attribute(handle) else { return nil }
-        if attribute.type == Attribute.clientConfigurationType, let (value, _) = database?.characteristic(ofClientConfiguration: handle) {
-            return database?.attribute(value)?.type.description
-        }
-        return attribute.type.description
-    }
+    private func uuid(of handle: UInt16) -> String? { uuids[handle] }
 
     // MARK: recording
 
@@ -335,6 +341,8 @@ final class ServeSession: Sendable {
     /// A JSON string: quotes, backslashes and every control character escaped (C1 and DEL too,
     /// so no terminal acts on them).
     static func quoted(_ text: String) -> String {
+        // Nearly always printable ASCII with nothing to escape (hex, UUIDs, event names).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) { return "\"" + text + "\"" }
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
