@@ -182,6 +182,21 @@ struct ServePeerTests {
         #expect(serving.stop().code == 0)
     }
 
+    /// hwprobe's standard-scale driver (`weigh`, on the second controller) and the served scale
+    /// are two implementations of the Weight Scale Service: the driver reads the weight exactly.
+    @Test func weighOnTheSecondControllerReadsTheServedScalesWeight() async throws {
+        let central = try await Self.central.value
+        let serving = try Serving(["--hci", central.hosts[0].description, "standard-scale?weight=81.5&advertising=extended"])
+        let advertising = try #require(await serving.line(containing: "\"advertising\""))
+        let address = try #require(try JSONShape.parse(advertising)["address"]?.string)
+        let run = await TimedRun.run(["weigh", "--hci", central.hosts[1].description, address, "--timeout", "20", "--json"])
+        #expect(run.code == 0, "\(run.out)\(run.err)")
+        let json = try JSONShape.parse(run.out)
+        #expect(json["weightKg"]?.number == 81.5, "\(run.out)")
+        #expect(json["driver"]?.string == "standard-scale", "\(run.out)")
+        #expect(serving.stop().code == 0)
+    }
+
     @Test func aProfileFilesSecuredValueIsRefusedAndAWriteIsNotified() async throws {
         let central = try await Self.central.value
         let path = FileManager.default.temporaryDirectory.appending(path: "profile-\(UUID().uuidString).json").path
