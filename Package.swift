@@ -45,6 +45,8 @@ let package = Package(
         // The in-process LE controller and its GATT peripherals: `--hci sim:`, the host tests, and
         // (later) the fuzz targets that play a controller at the host.
         .library(name: "VirtualController", targets: ["VirtualController"]),
+        // The sans-IO GATT peripherals and the peripheral host (`hwprobe serve`).
+        .library(name: "Peripherals", targets: ["Peripherals"]),
     ] + driverTargets.map { .library(name: $0.name, targets: [$0.name]) },
     targets: [
         systemLibrary("CBlueZ", pkgConfig: "bluez", apt: "libbluetooth-dev"),
@@ -83,10 +85,15 @@ let package = Package(
         // Speaks HCI to our host as a controller does, with the simulated bench's mirror and scale
         // as GATT peripherals; BLEProtocol's codecs on the wire, Transports for the byte-stream
         // interface it offers the host and the host a cassette replays into.
-        .target(name: "VirtualController", dependencies: ["HAL", "HALFakes", "BLEProtocol", "Transports"], path: "Sources/VirtualController"),
+        .target(name: "VirtualController", dependencies: ["HAL", "HALFakes", "BLEProtocol", "Transports", "Peripherals"], path: "Sources/VirtualController"),
+        // GATT peripherals as sans-IO values (the ATT server and attribute database, the bench's
+        // mirror and scale, a cassette's peripheral) and the host that runs any of them on a real
+        // controller in the peripheral role: a peripheral is protocol, not a controller, so the
+        // virtual controller and `hwprobe serve` run the same code.
+        .target(name: "Peripherals", dependencies: ["HAL", "HALFakes", "BLEProtocol", "Transports"], path: "Sources/Peripherals"),
         .executableTarget(
             name: "hwprobe",
-            dependencies: ["HAL", "HALFakes", "LinuxIO", "BLEProtocol", "Transports", "Capture", "Flows", "VirtualController"] + driverTargets.map { .target(name: $0.name) },
+            dependencies: ["HAL", "HALFakes", "LinuxIO", "BLEProtocol", "Transports", "Capture", "Flows", "VirtualController", "Peripherals"] + driverTargets.map { .target(name: $0.name) },
             path: "Sources/hwprobe",
             plugins: [.plugin(name: "GitCommit")]),
         // Writes the git commit hwprobe was built from into the build directory (hwprobe --version);
@@ -98,7 +105,7 @@ let package = Package(
                           path: "Tests/Soak"),
         .executableTarget(name: "ble-bench", dependencies: ["HAL", "Transports", "PeerSupport"], path: "Benchmarks/BLEBench"),
         // Our host over the virtual controller, where no peer is the bottleneck (notifications/s, CPU each).
-        .executableTarget(name: "vc-bench", dependencies: ["HAL", "BLEProtocol", "Transports", "VirtualController"], path: "Benchmarks/VirtualControllerBench"),
+        .executableTarget(name: "vc-bench", dependencies: ["HAL", "BLEProtocol", "Transports", "VirtualController", "Peripherals"], path: "Benchmarks/VirtualControllerBench"),
         // Test helper, not shipped: opens a pad URI with the real drivers and plays cues on a fast
         // clock, for the umockdev tests in PluginsTests (which run it under umockdev-run).
         .executableTarget(name: "pad-probe", dependencies: ["HAL", "Xbox360Pad", "DualShock4"], path: "Tests/PadProbe"),
@@ -127,7 +134,7 @@ let package = Package(
         .testTarget(name: "TransportsTests", dependencies: ["Transports", "BLEProtocol", "HAL", "HALFakes", "LinuxIO", "CBlueZ", "PeerSupport", "TestKit"], path: "Tests/TransportsTests",
                     exclude: ["Fixtures"]),
         .testTarget(name: "VirtualControllerTests",
-                    dependencies: ["VirtualController", "BLEProtocol", "Transports", "HAL", "HALFakes", "Flows", "MirrorV1", "StandardScale", "SerialTestSupport", "TestKit"],
+                    dependencies: ["VirtualController", "Peripherals", "BLEProtocol", "Transports", "HAL", "HALFakes", "Flows", "MirrorV1", "StandardScale", "SerialTestSupport", "TestKit"],
                     path: "Tests/VirtualControllerTests"),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "HAL", "HALFakes", "LinuxIO", "MediaSupport", "DeviceSupport", "TestKit", "CPixelKernels"], path: "Tests/CaptureTests"),
         // One serial executor for every test that must know when the code under test has settled.
@@ -137,6 +144,6 @@ let package = Package(
         .testTarget(name: "PluginsTests", dependencies: ["HAL", "HALFakes", "Transports", "DeviceSupport", "TestKit"] + driverTargets.map { .target(name: $0.name) },
                     path: "Tests/PluginsTests"),
         .testTarget(name: "hwprobeTests", dependencies: ["hwprobe", "HAL", "Transports", "Capture", "Flows", "PeerSupport", "MediaSupport", "DeviceSupport",
-                                                      "VirtualController", "SerialTestSupport", "MirrorV1", "HALFakes"], path: "Tests/hwprobeTests"),
+                                                      "VirtualController", "Peripherals", "SerialTestSupport", "MirrorV1", "HALFakes"], path: "Tests/hwprobeTests"),
     ] + driverTargets
 )

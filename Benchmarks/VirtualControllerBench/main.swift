@@ -15,6 +15,7 @@ import Foundation
 import Glibc
 import HAL
 import Transports
+import Peripherals
 import VirtualController
 
 struct Options {

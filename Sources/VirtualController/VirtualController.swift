@@ -1,4 +1,5 @@
 import HAL
+import Peripherals
 import Synchronization
 import Transports
 

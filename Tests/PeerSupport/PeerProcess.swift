@@ -66,7 +66,7 @@ public final class PeerProcess: Sendable {
 
     /// Waits for the peer's READY line without polling: a reader thread resumes the waiter, and a
     /// deadline resumes it with an error if the peer never gets there.
-    private static func readyLine(from handle: FileHandle, deadline: Duration) async throws -> String {
+    static func readyLine(from handle: FileHandle, deadline: Duration) async throws -> String {
         let once = OnceContinuation()
         let finish: @Sendable (Result<String, any Error>) -> Void = { once.resume(with: $0) }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
@@ -97,7 +97,12 @@ public final class PeerProcess: Sendable {
 
     /// Sends one control command and returns its one-line JSON answer.
     public func command(_ json: [String: Any]) async throws -> [String: Any] {
-        let stream = try await HCIStreams.open(.tcp(host: control.host, port: control.port))
+        try await Self.command(json, host: control.host, port: control.port)
+    }
+
+    /// One command on a peer's control channel (one JSON line, one JSON line back).
+    static func command(_ json: [String: Any], host: String, port: UInt16) async throws -> [String: Any] {
+        let stream = try await HCIStreams.open(.tcp(host: host, port: port))
         defer { Task { await stream.close() } }
         let data = try JSONSerialization.data(withJSONObject: json)
         try await stream.write(Array(data) + [0x0A])

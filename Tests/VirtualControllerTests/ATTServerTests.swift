@@ -2,6 +2,7 @@ import BLEProtocol
 import HAL
 import Testing
 import Transports
+@testable import Peripherals
 @testable import VirtualController
 
 /// The ATT server as a value: PDUs in, PDUs out, checked against the Attribute Protocol (Core
@@ -187,22 +188,22 @@ import Transports
         _ = s.ask(.writeRequest(handle: 19, value: [0x01, 0x00]))
         let value = [UInt8](repeating: 0x55, count: 40)
         #expect(s.server.notification(valueHandle: 18, value: value) == [0x1B, 18, 0] + value.prefix(20))
-        #expect(s.server.indication(valueHandle: 18, value: [1]) == nil, "indications were not enabled")
+        #expect(s.server.indication(valueHandle: 18, value: [1], at: .zero) == nil, "indications were not enabled")
     }
 
     @Test func indicationsWaitForTheirConfirmation() {
         var s = Session()
         _ = s.ask(.writeRequest(handle: 19, value: [0x02, 0x00]))
-        #expect(s.server.indication(valueHandle: 18, value: [1]) == [0x1D, 18, 0, 1])
-        #expect(s.server.indication(valueHandle: 18, value: [2]) == nil)
-        #expect(s.server.indication(valueHandle: 18, value: [3]) == nil)
+        #expect(s.server.indication(valueHandle: 18, value: [1], at: .zero) == [0x1D, 18, 0, 1])
+        #expect(s.server.indication(valueHandle: 18, value: [2], at: .zero) == nil)
+        #expect(s.server.indication(valueHandle: 18, value: [3], at: .zero) == nil)
         #expect(s.server.receive(ATTPDU.handleValueConfirmation.encoded, behaviour: &s.behaviour) == [[0x1D, 18, 0, 2]])
         #expect(s.server.receive(ATTPDU.handleValueConfirmation.encoded, behaviour: &s.behaviour) == [[0x1D, 18, 0, 3]])
         #expect(s.server.receive(ATTPDU.handleValueConfirmation.encoded, behaviour: &s.behaviour) == [])
         // The queue behind an unconfirmed indication is bounded: the oldest waiting one goes.
-        #expect(s.server.indication(valueHandle: 18, value: [0]) != nil)
+        #expect(s.server.indication(valueHandle: 18, value: [0], at: .zero) != nil)
         for index in 0..<(ATTServer.indicationQueueLimit + 5) {
-            #expect(s.server.indication(valueHandle: 18, value: [UInt8(index)]) == nil)
+            #expect(s.server.indication(valueHandle: 18, value: [UInt8(index)], at: .zero) == nil)
         }
         #expect(s.server.droppedIndications == 5)
         #expect(s.server.receive(ATTPDU.handleValueConfirmation.encoded, behaviour: &s.behaviour) == [[0x1D, 18, 0, 5]])
@@ -214,14 +215,118 @@ import Transports
         #expect(s.ask([0x0A, 0x01]) == Self.error(0x0A, 0, 0x04))
         // A Read By Type with a 3-byte UUID.
         #expect(s.ask([0x08, 1, 0, 0xFF, 0xFF, 1, 2, 3]) == Self.error(0x08, 0, 0x04))
-        // Prepare Write and Read Multiple are requests this server does not implement.
-        #expect(s.ask([0x16, 12, 0, 0, 0, 1]) == Self.error(0x16, 0, 0x06))
-        #expect(s.ask([0x0E, 12, 0, 18, 0]) == Self.error(0x0E, 0, 0x06))
+        // Read Multiple of one handle, Execute Write with flags 2: malformed.
+        #expect(s.ask([0x0E, 12, 0]) == Self.error(0x0E, 0, 0x04))
+        #expect(s.ask([0x18, 0x02]) == Self.error(0x18, 0, 0x04))
         // An unknown command (bit 6) and a stray response are dropped without an answer.
         #expect(s.ask([0x7E, 1, 2]) == nil)
         #expect(s.ask([0x13]) == nil)
         #expect(s.ask([]) == nil)
         // A request longer than the MTU.
         #expect(s.ask(ATTPDU.writeRequest(handle: 16, value: [UInt8](repeating: 0, count: 30)).encoded) == Self.error(0x12, 0, 0x04))
+    }
+
+    // MARK: long writes, several reads, security, the transaction timeout (issue 28)
+
+    @Test func aLongWriteIsQueuedThenWrittenWholeOnExecute() {
+        var s = Session()
+        let value = (0..<40).map { UInt8($0) }
+        // Prepare Write Response echoes handle, offset and part, so the client can check them.
+        #expect(s.server.receive([0x16, 16, 0, 0, 0] + value.prefix(18), behaviour: &s.behaviour) == [[0x17, 16, 0, 0, 0] + value.prefix(18)])
+        #expect(s.server.receive([0x16, 16, 0, 18, 0] + value[18..<36], behaviour: &s.behaviour) == [[0x17, 16, 0, 18, 0] + value[18..<36]])
+        #expect(s.server.receive([0x16, 16, 0, 36, 0] + value[36...], behaviour: &s.behaviour) == [[0x17, 16, 0, 36, 0] + value[36...]])
+        #expect(s.behaviour.writes.isEmpty, "nothing is written before Execute Write")
+        #expect(s.ask([0x18, 0x01]) == .unknown(opcode: 0x19, parameters: []))
+        #expect(s.behaviour.writes.map(\.handle) == [16])
+        #expect(s.behaviour.writes.first?.value == value)
+        // The queue is empty afterwards: executing again writes nothing more.
+        _ = s.ask([0x18, 0x01])
+        #expect(s.behaviour.writes.count == 1)
+    }
+
+    @Test func aCancelledOrBrokenLongWriteWritesNothing() {
+        var s = Session()
+        _ = s.ask([0x16, 16, 0, 0, 0, 1, 2])
+        #expect(s.ask([0x18, 0x00]) == .unknown(opcode: 0x19, parameters: []))
+        #expect(s.behaviour.writes.isEmpty)
+        // A part that starts past the end of what is there: Invalid Offset at execution, naming the handle.
+        _ = s.ask([0x16, 16, 0, 0, 0, 1, 2])
+        _ = s.ask([0x16, 16, 0, 5, 0, 3])
+        #expect(s.ask([0x18, 0x01]) == Self.error(0x18, 16, 0x07))
+        #expect(s.behaviour.writes.isEmpty)
+        // Permissions are checked when the part is prepared.
+        #expect(s.ask([0x16, 12, 0, 0, 0, 1]) == Self.error(0x16, 12, 0x03))
+        #expect(s.ask([0x16, 99, 0, 0, 0, 1]) == Self.error(0x16, 99, 0x01))
+        // The queue is bounded.
+        for _ in 0..<ATTServer.prepareQueueEntries { _ = s.ask([0x16, 16, 0, 0, 0, 1]) }
+        #expect(s.ask([0x16, 16, 0, 0, 0, 1]) == Self.error(0x16, 16, 0x09))
+        // A behaviour's refusal of the whole value ends the execution with its code.
+        _ = s.ask([0x18, 0x00])
+        s.behaviour.refuseWrites = ATTRefusal(0x80)
+        _ = s.ask([0x16, 16, 0, 0, 0, 9])
+        #expect(s.ask([0x18, 0x01]) == Self.error(0x18, 16, 0x80))
+    }
+
+    @Test func readMultipleAnswersEveryValueOrTheFirstRefusal() {
+        var s = Session()
+        // Device Name ("Lab", handle 3) and the gauge (0x2A, handle 18), back to back.
+        #expect(s.ask([0x0E, 3, 0, 18, 0]) == .unknown(opcode: 0x0F, parameters: Array("Lab".utf8) + [0x2A]))
+        // The variable form gives each its length.
+        #expect(s.ask([0x20, 3, 0, 18, 0]) == .unknown(opcode: 0x21, parameters: [3, 0] + Array("Lab".utf8) + [1, 0, 0x2A]))
+        // The write-only secret refuses the whole request, naming its handle.
+        #expect(s.ask([0x0E, 3, 0, 14, 0]) == Self.error(0x0E, 14, 0x02))
+        #expect(s.ask([0x0E, 3, 0, 77, 0]) == Self.error(0x0E, 77, 0x01))
+        // Cut to ATT_MTU − 1: the 300-byte value fills the response.
+        #expect(s.server.receive([0x0E, 11, 0, 3, 0], behaviour: &s.behaviour).first?.count == 23)
+    }
+
+    @Test func securedValuesAnswerInsufficientEncryptionOrAuthenticationUntilTheLinkHasIt() {
+        var builder = AttributeDatabase.Builder()
+        builder.service(Self.custom, [
+            CharacteristicDefinition(Self.secret, [.read, .write], value: [7],
+                                     security: AttributeSecurity(read: .encrypted, write: .authenticated)),
+        ])
+        var server = ATTServer(database: builder.build())
+        var behaviour = Recorder()
+        func ask(_ bytes: [UInt8]) -> [[UInt8]] { server.receive(bytes, behaviour: &behaviour) }
+        #expect(ask(ATTPDU.readRequest(handle: 3).encoded) == [Self.error(0x0A, 3, 0x0F).encoded])
+        #expect(ask(ATTPDU.readByTypeRequest(start: 1, end: 0xFFFF, type: Self.secret).encoded) == [Self.error(0x08, 3, 0x0F).encoded])
+        #expect(ask(ATTPDU.writeRequest(handle: 3, value: [1]).encoded) == [Self.error(0x12, 3, 0x05).encoded])
+        _ = ask(ATTPDU.writeCommand(handle: 3, value: [1]).encoded)
+        #expect(behaviour.writes.isEmpty)
+        server.setLinkSecurity(.encrypted)
+        #expect(ask(ATTPDU.readRequest(handle: 3).encoded) == [ATTPDU.readResponse([7]).encoded])
+        #expect(ask(ATTPDU.writeRequest(handle: 3, value: [1]).encoded) == [Self.error(0x12, 3, 0x05).encoded])
+        server.setLinkSecurity(.authenticated)
+        #expect(ask(ATTPDU.writeRequest(handle: 3, value: [1]).encoded) == [ATTPDU.writeResponse.encoded])
+        #expect(behaviour.writes.map(\.value) == [[1]])
+        // A new link starts without security again.
+        server.reset()
+        #expect(ask(ATTPDU.readRequest(handle: 3).encoded) == [Self.error(0x0A, 3, 0x0F).encoded])
+    }
+
+    @Test func anIndicationUnconfirmedFor30SecondsEndsTheBearer() {
+        var s = Session()
+        _ = s.ask(.writeRequest(handle: 19, value: [0x03, 0x00]))
+        #expect(s.server.transactionDeadline == nil)
+        #expect(s.server.indication(valueHandle: 18, value: [1], at: .seconds(5)) != nil)
+        #expect(s.server.transactionDeadline == .seconds(35))
+        let early = s.server.expire(at: .seconds(34))
+        #expect(!early)
+        // A confirmation in time clears the deadline; the next indication starts its own.
+        _ = s.server.receive(ATTPDU.handleValueConfirmation.encoded, behaviour: &s.behaviour, at: .seconds(34))
+        #expect(s.server.transactionDeadline == nil)
+        #expect(s.server.indication(valueHandle: 18, value: [2], at: .seconds(40)) != nil)
+        let expired = s.server.expire(at: .seconds(70))
+        #expect(expired)
+        #expect(s.server.timedOut)
+        // Nothing more goes out or is answered on this bearer.
+        #expect(s.ask(.readRequest(handle: 18)) == nil)
+        #expect(s.server.notification(valueHandle: 18, value: [3]) == nil)
+        #expect(s.server.indication(valueHandle: 18, value: [3], at: .seconds(71)) == nil)
+        let again = s.server.expire(at: .seconds(200))
+        #expect(!again, "it says so once")
+        s.server.reset()
+        #expect(s.ask(.readRequest(handle: 18)) == .readResponse([0x2A]))
     }
 }

@@ -1,6 +1,7 @@
 import BLEProtocol
 import HAL
 import Testing
+@testable import Peripherals
 import VirtualController
 
 /// The broadcasting families' advertisements, frame by frame against the public facts their files

@@ -7,6 +7,7 @@ import SerialTestSupport
 import StandardScale
 import Testing
 import Transports
+@testable import Peripherals
 @testable import VirtualController
 
 /// A cassette as HAL's `ScaleTransport` (issue 17, item 3): the real drivers and flows run on a

@@ -5,6 +5,7 @@ import MirrorV1
 import SerialTestSupport
 import Testing
 import Transports
+import Peripherals
 import VirtualController
 
 /// The controller at the HCI level, played by hand: the answers a controller gives to each

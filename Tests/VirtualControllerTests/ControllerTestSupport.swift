@@ -4,6 +4,7 @@ import HALFakes
 import SerialTestSupport
 import Testing
 import Transports
+import Peripherals
 import VirtualController
 
 /// A test playing the host by hand: raw H4 packets to the controller, and everything it has

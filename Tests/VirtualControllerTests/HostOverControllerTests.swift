@@ -5,6 +5,7 @@ import MirrorV1
 import SerialTestSupport
 import Testing
 import Transports
+import Peripherals
 import VirtualController
 
 /// Our host stack against the virtual controller, in-process on a manual clock: every test is a

@@ -2,6 +2,7 @@ import BLEProtocol
 import HAL
 import Testing
 import Transports
+@testable import Peripherals
 @testable import VirtualController
 
 /// The replaying peripheral as the value the controller feeds (sans-IO): what it answers, when,

@@ -4,6 +4,7 @@ import SerialTestSupport
 import StandardScale
 import Testing
 import Transports
+@testable import Peripherals
 import VirtualController
 
 /// A scale's controls pressed while a central is connected through the virtual controller, as a

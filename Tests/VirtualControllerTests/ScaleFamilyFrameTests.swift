@@ -2,6 +2,7 @@ import BLEProtocol
 import HAL
 import Testing
 import Transports
+@testable import Peripherals
 import VirtualController
 
 /// A central played by hand against one connected virtual scale, sans-IO: ATT PDUs in, the

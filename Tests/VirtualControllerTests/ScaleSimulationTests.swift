@@ -1,4 +1,5 @@
 import Testing
+@testable import Peripherals
 import VirtualController
 
 /// The person on a virtual scale, as a timeline: the display's settling, and the controls a

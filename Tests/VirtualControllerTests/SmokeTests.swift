@@ -3,6 +3,7 @@ import HALFakes
 import SerialTestSupport
 import Testing
 import Transports
+import Peripherals
 import VirtualController
 
 @Suite struct SmokeTests {

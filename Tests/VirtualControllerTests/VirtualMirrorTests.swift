@@ -6,6 +6,7 @@ import SerialTestSupport
 import StandardScale
 import Testing
 import Transports
+import Peripherals
 import VirtualController
 
 /// The bench's mirror as a GATT peripheral, met by the real mirror driver through our host and the

@@ -3,6 +3,7 @@ import HAL
 import HALFakes
 import PeerSupport
 import Testing
+import Peripherals
 import VirtualController
 @testable import hwprobe
 

@@ -4,6 +4,7 @@ import HALFakes
 import SerialTestSupport
 import Testing
 import Transports
+import Peripherals
 import VirtualController
 @testable import hwprobe
 

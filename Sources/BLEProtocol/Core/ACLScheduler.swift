@@ -11,7 +11,7 @@
     public let bufferCount: Int
     /// Buffers free in the controller now.
     public private(set) var credits: Int
-    private var queues: [UInt16: [ACLPacket]] = [:]
+    private var queues: [UInt16: LinkQueue] = [:]
     private var queuedBytes: [UInt16: Int] = [:]
     /// Links with something queued, in the order they get their next turn.
     private var turns: [UInt16] = []
@@ -56,8 +56,8 @@
                                        data: Array(pdu[offset..<end])))
             offset = end
         } while offset < pdu.count
-        if queues[handle, default: []].isEmpty, !turns.contains(handle) { turns.append(handle) }
-        queues[handle, default: []] += fragments
+        if queues[handle]?.isEmpty ?? true, !turns.contains(handle) { turns.append(handle) }
+        queues[handle, default: LinkQueue()].append(fragments)
         queuedBytes[handle, default: 0] += pdu.count
         return drain()
     }
@@ -87,15 +87,45 @@
         var out: [ACLPacket] = []
         while credits > 0, let handle = turns.first {
             turns.removeFirst()
-            guard var queue = queues[handle], !queue.isEmpty else { continue }
-            let fragment = queue.removeFirst()
-            queues[handle] = queue.isEmpty ? nil : queue
+            // Taken in place: a link with thousands of fragments queued (a peripheral streaming
+            // notifications) must not have its queue copied for each one sent.
+            guard let fragment = queues[handle]?.pop() else {
+                queues[handle] = nil
+                continue
+            }
             queuedBytes[handle, default: 0] -= fragment.data.count
-            if !queue.isEmpty { turns.append(handle) }
+            if queues[handle]?.isEmpty ?? true { queues[handle] = nil } else { turns.append(handle) }
             credits -= 1
             inFlight[handle, default: 0] += 1
             out.append(fragment)
         }
         return out
+    }
+
+    /// One link's fragments in order, taken from the front without moving the rest.
+    private struct LinkQueue: Sendable {
+        private var items: [ACLPacket] = []
+        private var head = 0
+
+        var isEmpty: Bool { head == items.count }
+
+        mutating func append(_ fragments: [ACLPacket]) {
+            items += fragments
+        }
+
+        mutating func pop() -> ACLPacket? {
+            guard head < items.count else { return nil }
+            let fragment = items[head]
+            head += 1
+            if head == items.count {
+                items.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 256, head * 2 >= items.count {
+                // What was taken goes once it is half the storage: linear over the queue's life.
+                items.removeFirst(head)
+                head = 0
+            }
+            return fragment
+        }
     }
 }

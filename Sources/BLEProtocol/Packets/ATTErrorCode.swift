@@ -10,8 +10,18 @@ public enum ATTErrorCode {
     public static let writeNotPermitted: UInt8 = 0x03
     /// The request was malformed: a server's answer to a PDU it cannot parse.
     public static let invalidPDU: UInt8 = 0x04
+    /// The link is not authenticated enough for this attribute (pair with MITM protection first).
+    public static let insufficientAuthentication: UInt8 = 0x05
     /// The server does not implement this request.
     public static let requestNotSupported: UInt8 = 0x06
+    /// A read or prepared write started past the end of the value.
+    public static let invalidOffset: UInt8 = 0x07
+    /// The server's prepare queue has no room for another part of a long write.
+    public static let prepareQueueFull: UInt8 = 0x09
+    /// The value written is longer (or shorter) than the attribute takes.
+    public static let invalidAttributeValueLength: UInt8 = 0x0D
+    /// The link must be encrypted before this attribute is read or written.
+    public static let insufficientEncryption: UInt8 = 0x0F
     /// Nothing in the requested handle range: the normal end of a discovery procedure, not a failure.
     public static let attributeNotFound: UInt8 = 0x0A
     /// The server could not complete the request for a reason no other code covers.

@@ -92,6 +92,22 @@ public enum ATTPDU: Hashable, Sendable {
         public static let handleValueIndication: UInt8 = 0x1D
         /// The client's acknowledgement of an indication.
         public static let handleValueConfirmation: UInt8 = 0x1E
+        /// Several handles' values in one request (kept as `unknown` by the parser).
+        public static let readMultipleRequest: UInt8 = 0x0E
+        /// Their values back to back.
+        public static let readMultipleResponse: UInt8 = 0x0F
+        /// Several handles' values, each answered with its length (ATT over EATT and LE alike).
+        public static let readMultipleVariableRequest: UInt8 = 0x20
+        /// Each value after its 16-bit length.
+        public static let readMultipleVariableResponse: UInt8 = 0x21
+        /// One part of a long write, queued by the server.
+        public static let prepareWriteRequest: UInt8 = 0x16
+        /// The part echoed back, so the client can check it.
+        public static let prepareWriteResponse: UInt8 = 0x17
+        /// Writes (flags 0x01) or drops (0x00) the prepared parts.
+        public static let executeWriteRequest: UInt8 = 0x18
+        /// The queue was written or dropped.
+        public static let executeWriteResponse: UInt8 = 0x19
     }
 
     /// Every request and the response that answers it (besides an Error Response), including

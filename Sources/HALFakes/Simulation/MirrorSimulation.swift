@@ -85,6 +85,60 @@ public struct MirrorSimulation: Sendable {
     /// A mirror that nobody has connected to yet, playing `script`.
     public init(script: MirrorScript = MirrorScript()) {
         self.script = script
+        batteryPercent = script.info.batteryPercent
+    }
+
+    /// The battery as `deviceInfo` reports it now: the script's, until a person at the keyboard
+    /// changes it (`act(.lowBattery(…))`).
+    public private(set) var batteryPercent: UInt8?
+
+    /// `deviceInfo` now: the script's, with the battery as it is (a person at the keyboard may
+    /// have changed it), and a `lowBattery` fault's level until the fault is spent.
+    public var info: MirrorInfo {
+        var info = script.info
+        info.batteryPercent = batteryPercent
+        if case .lowBattery(let percent) = script.fault, !faultFired { info.batteryPercent = min(percent, batteryPercent ?? percent) }
+        return info
+    }
+
+    /// What a person at the keyboard can do to the mirror while a central is connected
+    /// (`hwprobe serve mirror-v1`), beyond the script: each goes through the same paths the
+    /// script's person and faults take, so a client meets what it would on the bench.
+    public enum ManualAction: Hashable, Sendable {
+        /// The person steps on the scale (as the script's person does when ready).
+        case stepOn
+        /// The person steps off (mid-scan: stepped off early; when asked: processing starts).
+        case stepOff
+        /// The turntable is moved out of line (not aligned: 25°, 140 cm), or back in line.
+        case scaleOutOfLine(Bool)
+        /// The battery drops to 5 % (a start of scan then fails with code 6), or back to the script's.
+        case lowBattery(Bool)
+        /// The scan stops in `error` with this code, whatever the state.
+        case error(MirrorErrorCode)
+        /// The mirror ends the link (remote user terminated).
+        case dropLink
+    }
+
+    /// Applies what the person did and returns what the mirror says.
+    public mutating func act(_ action: ManualAction, at now: Duration) -> [Output] {
+        begin(now)
+        switch action {
+        case .stepOn:
+            if scale.present, !scale.occupied { personStepsOn() }
+        case .stepOff:
+            if scale.occupied { personStepsOff() }
+        case .scaleOutOfLine(let out):
+            if out { moveScale(angle: 25, distance: 140) } else if let aligned = script.alignmentSteps.last {
+                moveScale(angle: aligned.angleDegrees, distance: aligned.distanceCm)
+            }
+        case .lowBattery(let low):
+            batteryPercent = low ? 5 : script.info.batteryPercent
+        case .error(let code):
+            fail(code)
+        case .dropLink:
+            outputs.append(.dropLink(.remoteUserTerminated))
+        }
+        return finish()
     }
 
     /// `scanState` as the mirror would notify it now.
@@ -157,13 +211,6 @@ public struct MirrorSimulation: Sendable {
     /// do"): a client that has waited this long in a phase has felt a condition that stops it.
     public static let warnings = (scalePresent: Duration.seconds(20), aligned: Duration.seconds(45),
                                   onScaleAndStable: Duration.seconds(30), steppingOff: Duration.seconds(10))
-
-    /// `deviceInfo` as the mirror reports it now: a `lowBattery` fault's level until it is spent.
-    public var info: MirrorInfo {
-        var info = script.info
-        if case .lowBattery(let percent) = script.fault, !faultFired { info.batteryPercent = percent }
-        return info
-    }
 
     /// The central read `deviceInfo`: a low battery it shows is felt.
     public mutating func readInfo() -> MirrorInfo {

@@ -28,15 +28,25 @@ public final class CassetteRecorder: HCIPacketTap {
         state.withLock { $0.record(packet, sentByHost: sentByHost, at: now) }
     }
 
-    /// What has been recorded so far.
-    public var cassette: BLECassette { state.withLock { $0.cassette } }
+    /// A session recorded from the device's side (`serve`), whose host is no central.
+    private let adopted = Mutex<BLECassette?>(nil)
+
+    /// What has been recorded so far (or what was adopted).
+    public var cassette: BLECassette { adopted.withLock { $0 } ?? state.withLock { $0.cassette } }
+
+    /// Takes a cassette made elsewhere as this recording's BLE part: `serve --record` writes what
+    /// the central asked and what the served device answered, from the device's side.
+    package func adopt(_ cassette: BLECassette) {
+        adopted.withLock { $0 = cassette }
+    }
     /// Records past a limit that were not kept.
     public var dropped: Int { state.withLock { $0.dropped } }
 
     /// The cassette's text, with a note of anything a limit kept out; `anonymized` for
     /// `--anonymize` (see `CassetteAnonymizer`).
     public func text(anonymized: Bool = false) -> String {
-        let (cassette, dropped) = state.withLock { ($0.cassette, $0.dropped) }
+        let (recorded, dropped) = state.withLock { ($0.cassette, $0.dropped) }
+        let cassette = adopted.withLock { $0 } ?? recorded
         var text = CassetteFormat.text(of: anonymized ? CassetteAnonymizer.anonymize(cassette) : cassette)
         if anonymized { text += "# anonymized: addresses, names and serial numbers replaced\n" }
         if dropped > 0 { text += "# \(dropped) records were past the cassette's limits and were not kept\n" }

@@ -1,4 +1,5 @@
 import HAL
+import Peripherals
 import Transports
 
 /// A cassette played as devices: every recorded peripheral on one virtual controller, reached

@@ -1,5 +1,6 @@
 import BLEProtocol
 import HAL
+import Peripherals
 import Transports
 
 /// HCI commands (Vol 4 Part E §7): each gets the Command Complete or Command Status a controller

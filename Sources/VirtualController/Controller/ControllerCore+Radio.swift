@@ -1,5 +1,6 @@
 import BLEProtocol
 import HAL
+import Peripherals
 import Transports
 
 /// The air side: advertising events, connections, ACL both ways with the LE buffers' credits.

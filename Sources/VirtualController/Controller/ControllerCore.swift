@@ -1,5 +1,6 @@
 import BLEProtocol
 import HAL
+import Peripherals
 import HALFakes
 import Transports
 

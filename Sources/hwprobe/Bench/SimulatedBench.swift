@@ -2,6 +2,7 @@ import Flows
 import HAL
 import HALFakes
 import Transports
+import Peripherals
 import VirtualController
 
 /// The built-in bench (`sim:`): a mirror and a weighing scale (standard, or the family

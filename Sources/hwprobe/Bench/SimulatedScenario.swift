@@ -1,5 +1,6 @@
 import HAL
 import HALFakes
+import Peripherals
 import VirtualController
 
 /// What goes wrong on the simulated bench: `sim:?fault=…&at=…&code=…&backup=…`. The bench is

@@ -152,6 +152,34 @@ enum Commands {
                         Example(line: "hwprobe haptics --device replay:pad.cassette --cue success",
                                 what: "play nothing: check the cue still sends those commands at those offsets (within 5 ms), exit 1 with the difference if not"),
                     ]),
+        CommandSpec(name: "serve", synopsis: "hwprobe serve --hci URI DEVICE [--name NAME] [--seconds S] [--record FILE] [--json]",
+                    summary: "Be the device: advertise DEVICE on the controller and answer as its GATT server, so that an app, a phone "
+                        + "or another host can connect to it as to the real one. DEVICE is mirror-v1[?fault=…&deviation=…] (the bench's "
+                        + "mirror), standard-scale[?weight=KG], replay:FILE[?address=ADDR] (a cassette's device, answering as recorded) "
+                        + "or profile:FILE (docs/serve-profile.md); each also takes ?advertising=legacy|extended and ?own-address=public. "
+                        + "On a terminal one screen shows the central and the device, with keys that act on it. Runs until Ctrl-C, q "
+                        + "or --seconds (exit 0); exit 3 when the controller cannot be opened or refuses to advertise.",
+                    options: [OptionSpec(name: "--hci", valueName: "URI", help: "the controller to advertise on: hci:N, uart:/dev/ttyX?baud=…, tcp:HOST:PORT",
+                                         value: .deviceURI(.hci)),
+                              OptionSpec(name: "--name", valueName: "NAME", help: "advertise and answer under this name instead of the device's"),
+                              OptionSpec(name: "--seconds", valueName: "S", help: "stop after S seconds (default: at Ctrl-C)"),
+                              OptionSpec(name: "--record", valueName: "FILE",
+                                         help: "record what the central asked and what was answered, as a cassette (replayable with serve replay:FILE)",
+                                         value: .file),
+                              OptionSpec(name: "--json", help: "one JSON object per line: {\"event\", \"t\", …} for advertising, connected, mtu, "
+                                         + "subscribed, unsubscribed, read, write, notified, indicated, disconnected")],
+                    positionals: [PositionalSpec(name: "DEVICE", help: "mirror-v1, standard-scale, replay:FILE or profile:FILE")],
+                    requiredPositionals: 1, required: ["--hci"],
+                    examples: [
+                        Example(line: "hwprobe serve --hci hci:0 mirror-v1", what: "the bench's mirror on the air; s steps on, 1–6 stop the scan with that error"),
+                        Example(line: "hwprobe serve --hci hci:0 'mirror-v1?deviation=missing-cccd' --seconds 60 --json",
+                                what: "a mirror that departs from its profile, for a minute, with what the app did as JSON lines"),
+                        Example(line: "hwprobe serve --hci tcp:127.0.0.1:9101 'standard-scale?weight=81.5&advertising=extended'",
+                                what: "a Weight Scale Service scale in one extended advertisement (bumble's central never sees scan responses)"),
+                        Example(line: "hwprobe serve --hci hci:0 replay:mirror.cassette --record app.cassette",
+                                what: "a recorded mirror answering as it did, keeping what the app asked this time"),
+                        Example(line: "hwprobe serve --hci hci:0 profile:thermometer.json --name Lab-Thermo", what: "a device described in a file"),
+                    ]),
         CommandSpec(name: "demo", synopsis: "hwprobe demo",
                     summary: "Everything against the simulated bench, with the flows drawn in the terminal.",
                     options: [],
@@ -178,7 +206,7 @@ enum Commands {
 
     /// The command names, for `help COMMAND`: spelled out, since the table cannot read itself while
     /// it is being made (a test checks that they are `all`'s names in order).
-    static let commandNames = ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "demo", "help", "completions"]
+    static let commandNames = ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "serve", "demo", "help", "completions"]
 
     private static var globalSpellings: String {
         CommandSpec.global.map { option in

@@ -1,5 +1,6 @@
 import HAL
 import Transports
+import Peripherals
 import VirtualController
 
 /// Turns a `--hci` URI into a scale transport: our host stack with the registered drivers, over

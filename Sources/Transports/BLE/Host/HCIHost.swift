@@ -41,19 +41,19 @@ public actor HCIHost {
     private let snoop: BTSnoopWriter?
     /// `--record`: sees every packet where the snoop does.
     private let tap: (any HCIPacketTap)?
-    private let clock: any Clock<Duration>
-    private let events: HostEventHandler?
+    let clock: any Clock<Duration>
+    let events: HostEventHandler?
     private let outbox: AsyncStream<HCIPacket>.Continuation
     private let outgoing: AsyncStream<HCIPacket>
     private var writer: Task<Void, Never>?
 
     /// The receive path, run where the bytes arrive (see `HCIReceiver`).
-    private let receiver: HCIReceiver
+    let receiver: HCIReceiver
     /// Takes what the receiver hands the actor, in order.
     private var reader: Task<Void, Never>?
     /// Feeds the receiver from `incoming()` when the stream has no reading thread to run it on.
     private var pump: Task<Void, Never>?
-    private var failure: BLEError?
+    var failure: BLEError?
     /// `start` finished: the opening deadline no longer applies.
     private var opened = false
     private var nextID = 0
@@ -85,22 +85,39 @@ public actor HCIHost {
     private struct ConnectAttempt {
         var id: Int
         var address: BLEAddress
-        var completion: LEConnectionComplete?
-        var continuation: CheckedContinuation<LEConnectionComplete, any Error>?
+        var completion: Completed?
+        var continuation: CheckedContinuation<Completed, any Error>?
+    }
+
+    /// How an attempt ended: the controller's event, and the link it opened (registered as the
+    /// event was taken, so what the controller says next on it — data, its end — is not lost).
+    private struct Completed: Sendable {
+        var event: LEConnectionComplete
+        var connection: BLEConnection?
     }
     /// Attempts we cancelled whose Connection Complete has not come yet: that one is theirs.
     private var cancelledAttempts = 0
 
     // Links.
     private var connections: [UInt16: BLEConnection] = [:]
-    private var acl = ACLScheduler(fragmentLength: 27, bufferCount: 1)
+    var acl = ACLScheduler(fragmentLength: 27, bufferCount: 1)
     private var aclRoomWaiters: [CheckedContinuation<Void, Never>] = []
-    private var disconnectWaiters: [UInt16: [CheckedContinuation<Void, Never>]] = [:]
+    var disconnectWaiters: [UInt16: [CheckedContinuation<Void, Never>]] = [:]
     private var disconnectTimers: [UInt16: Task<Void, Never>] = [:]
     /// Links we asked to end: their Disconnection Complete carries the reason we sent, but the
     /// truth for the person is that we ended them.
     private var closingLocally: Set<UInt16> = []
     private var nextSerial = 0
+
+    // The peripheral role (see HCIHost+Peripheral.swift).
+    /// Links on which we are the peripheral: their every L2CAP frame goes to `peripheralEvents`.
+    var peripheralLinks: Set<UInt16> = []
+    /// Where the peripheral role's events go; nil until `peripheralRole()` is called.
+    var peripheralEvents: AsyncStream<PeripheralEvent>.Continuation?
+    /// What is advertising now, if anything: legacy, or the extended set's handle.
+    var advertisingNow: AdvertisingSetup?
+    /// The controller's LE feature bits, once asked.
+    var leFeatures: UInt64?
 
     /// Counters a test or benchmark can read.
     public var ignoredPackets: Int { otherIgnoredPackets + receiver.ignored }
@@ -227,9 +244,17 @@ public actor HCIHost {
         connections = [:]
         for waiter in aclRoomWaiters { waiter.resume() }
         aclRoomWaiters = []
+        for handle in peripheralLinks {
+            receiver.close(handle)
+            peripheralEvents?.yield(.disconnected(handle: handle, reason: 0x08))
+            wakeDisconnectWaiters(handle)
+        }
+        peripheralLinks = []
+        advertisingNow = nil
+        peripheralEvents?.finish()
     }
 
-    private func emit(_ packet: HCIPacket) {
+    func emit(_ packet: HCIPacket) {
         snoop?.record(packet.h4Bytes, sentByHost: true)
         tap?.record(packet, sentByHost: true)
         outbox.yield(packet)
@@ -273,7 +298,7 @@ public actor HCIHost {
     }
 
     /// A command whose answer nobody waits for (a reply to the controller, a parameter update).
-    private func submitDetached(_ command: HCICommand) {
+    func submitDetached(_ command: HCICommand) {
         guard failure == nil, let ready = try? commands.submit(nil, command) else { return }
         for next in ready { emit(.command(next)) }
     }
@@ -293,7 +318,7 @@ public actor HCIHost {
         }
     }
 
-    private func expectSuccess(_ command: HCICommand) async throws(BLEError) {
+    func expectSuccess(_ command: HCICommand) async throws(BLEError) {
         _ = try await complete(command)
     }
 
@@ -354,10 +379,18 @@ public actor HCIHost {
         case .leAdvertisingReports(let reports):
             for report in reports { scanning?.continuation.yield(report) }
         case .leConnectionComplete(let complete):
-            connectionCompleted(complete)
+            if complete.role == 1 {
+                peripheralConnected(complete)
+            } else {
+                connectionCompleted(complete)
+            }
         case .disconnectionComplete(let status, let handle, let reason):
             guard status == 0 else { return }
-            linkClosed(handle: handle, reason: DisconnectReason(hciReason: reason))
+            if peripheralLinks.contains(handle) {
+                peripheralLinkClosed(handle: handle, reason: reason)
+            } else {
+                linkClosed(handle: handle, reason: DisconnectReason(hciReason: reason))
+            }
         case .leRemoteConnectionParameterRequest(let handle, let minimum, let maximum, let latency, let timeout):
             let asked = ConnectionParameters(minInterval: minimum, maxInterval: maximum, latency: latency, supervisionTimeout: timeout)
             if asked.problem == nil {
@@ -369,7 +402,15 @@ public actor HCIHost {
             }
         case .hardwareError(let code):
             fail(.transport("the controller reported hardware error 0x\(Hex.byte(code))"))
-        case .leConnectionUpdateComplete, .leMeta, .other:
+        case .leConnectionUpdateComplete(let status, let handle, let interval, let latency, let timeout):
+            if status == 0, peripheralLinks.contains(handle) {
+                peripheralEvents?.yield(.parametersChanged(handle: handle, interval: interval, latency: latency, supervisionTimeout: timeout))
+            }
+        case .leMeta(let subevent, let parameters):
+            if subevent == LEAdvertisingSetTerminated.subevent, let terminated = LEAdvertisingSetTerminated(parameters: parameters) {
+                advertisingSetTerminated(terminated)
+            }
+        case .other:
             break
         }
     }
@@ -450,9 +491,9 @@ public actor HCIHost {
             await self?.connectTimedOut(id)
         }
         defer { timer.cancel() }
-        let complete: LEConnectionComplete
+        let completed: Completed
         do {
-            complete = try await withTaskCancellationHandler {
+            completed = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     guard connectAttempt?.id == id else {
                         continuation.resume(throwing: failure ?? BLEError.cancelled)
@@ -473,8 +514,19 @@ public actor HCIHost {
         } catch {
             throw .transport("\(error)")
         }
+        let complete = completed.event
         if complete.status == 0x02 { throw .connectionTimedOut(peer) } // cancelled by our deadline
-        guard complete.status == 0 else { throw .connectionFailed(peer, status: complete.status) }
+        guard complete.status == 0, let connection = completed.connection else { throw .connectionFailed(peer, status: complete.status) }
+        // The controller may have said the link ended in the same breath as it opened (issue 27,
+        // item 13): the link was registered when the event was taken, so its end is known here.
+        if let reason = connection.disconnectReason { throw .disconnected(reason) }
+        return connection
+    }
+
+    /// Registers a link the moment its LE Connection Complete is taken, before whoever asked for
+    /// it resumes: the controller's next words on it (ACL data, Disconnection Complete) may come
+    /// in the same read, and must find it.
+    private func openLink(_ complete: LEConnectionComplete, asked peer: BLEAddress) -> BLEConnection {
         nextSerial += 1
         let connection = BLEConnection(host: self, serial: nextSerial, handle: complete.handle,
                                        peer: complete.peer.kind == peer.kind ? complete.peer : peer,
@@ -496,11 +548,12 @@ public actor HCIHost {
             return
         }
         if var attempt = connectAttempt {
+            let completed = Completed(event: complete, connection: complete.status == 0 ? openLink(complete, asked: attempt.address) : nil)
             if let continuation = attempt.continuation {
                 connectAttempt = nil
-                continuation.resume(returning: complete)
+                continuation.resume(returning: completed)
             } else {
-                attempt.completion = complete
+                attempt.completion = completed
                 connectAttempt = attempt
             }
         } else if complete.status == 0 {
@@ -515,7 +568,10 @@ public actor HCIHost {
         attempt.continuation?.resume(throwing: BLEError.cancelled)
         if let early = attempt.completion {
             // It had already connected: end that link.
-            if early.status == 0 { submitDetached(.disconnect(handle: early.handle, reason: 0x13)) }
+            if let connection = early.connection, connections[connection.handle] === connection {
+                closingLocally.insert(connection.handle)
+                submitDetached(.disconnect(handle: connection.handle, reason: 0x13))
+            }
         } else {
             cancelAttempt()
         }
@@ -579,11 +635,11 @@ public actor HCIHost {
         wakeACLRoomWaiters()
     }
 
-    private func wakeDisconnectWaiters(_ handle: UInt16) {
+    func wakeDisconnectWaiters(_ handle: UInt16) {
         for waiter in disconnectWaiters.removeValue(forKey: handle) ?? [] { waiter.resume() }
     }
 
-    private func wakeACLRoomWaiters() {
+    func wakeACLRoomWaiters() {
         let waiters = aclRoomWaiters
         aclRoomWaiters = []
         for waiter in waiters { waiter.resume() }
@@ -593,11 +649,11 @@ public actor HCIHost {
 
     /// Sends one L2CAP PDU on a link, cut into ACL fragments the controller's buffers can hold.
     /// A link whose queue is full waits (bounded by the link: it ends with it) for room.
-    func sendL2CAP(handle: UInt16, channel: UInt16, payload: [UInt8]) async throws(BLEError) {
+    package func sendL2CAP(handle: UInt16, channel: UInt16, payload: [UInt8]) async throws(BLEError) {
         let pdu = L2CAPFrame(channel: channel, payload: payload).encoded
         while true {
             if let failure { throw failure }
-            guard connections[handle] != nil else { throw .disconnected(.localHostTerminated) }
+            guard connections[handle] != nil || peripheralLinks.contains(handle) else { throw .disconnected(.localHostTerminated) }
             do throws(ACLScheduler.Failure) {
                 for fragment in try acl.enqueue(handle, pdu: pdu) { emit(.acl(fragment)) }
                 return
@@ -606,6 +662,15 @@ public actor HCIHost {
             } catch {
                 throw .disconnected(.localHostTerminated)
             }
+        }
+    }
+
+    /// Several L2CAP PDUs on one link, in order, in one call: a served stream's notifications
+    /// cost one hop onto the actor for a batch instead of one each. Waits for room as
+    /// `sendL2CAP` does, PDU by PDU.
+    package func sendL2CAP(handle: UInt16, frames: [L2CAPFrame]) async throws(BLEError) {
+        for frame in frames {
+            try await sendL2CAP(handle: handle, channel: frame.channel, payload: frame.payload)
         }
     }
 
@@ -619,6 +684,10 @@ public actor HCIHost {
     /// A whole L2CAP PDU the receive path could not hand to a bearer itself: signalling, the
     /// security manager, or ATT on a link whose opening the actor has not finished.
     private func receiveFrame(_ frame: L2CAPFrame, handle: UInt16) {
+        if peripheralLinks.contains(handle) {
+            peripheralEvents?.yield(.frame(handle: handle, frame))
+            return
+        }
         guard let connection = connections[handle] else {
             otherIgnoredPackets += 1
             return

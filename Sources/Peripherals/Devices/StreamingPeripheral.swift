@@ -56,7 +56,7 @@ package struct StreamingPeripheral: VirtualPeripheral {
 
     package mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
         switch PeripheralChannels.route(frame) {
-        case .att(let pdu): return server.receive(pdu, behaviour: &behaviour).map(PeripheralChannels.att)
+        case .att(let pdu): return server.receive(pdu, behaviour: &behaviour, at: now).map(PeripheralChannels.att)
         case .reply(let frame): return [.send(frame)]
         case .parameterUpdateAnswered, .nothing: return []
         }

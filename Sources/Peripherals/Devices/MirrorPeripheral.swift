@@ -6,7 +6,7 @@ import Transports
 /// The simulated bench's body-scan mirror as a GATT server (docs/mirror-gatt-v1.md): its attributes
 /// and write checks are here, its behaviour is `MirrorSimulation`'s (the same one `FakeMirror`
 /// carries for the flow tests), its notifications are the simulation's outputs.
-package struct MirrorPeripheral: VirtualPeripheral {
+package struct MirrorPeripheral: ControllablePeripheral {
     package let address: BLEAddress
     package let advertising: VirtualAdvertising
     package private(set) var connected = false
@@ -158,7 +158,7 @@ package struct MirrorPeripheral: VirtualPeripheral {
         switch PeripheralChannels.route(frame) {
         case .att(let pdu):
             behaviour.now = now
-            let answers = server.receive(pdu, behaviour: &behaviour).map(PeripheralChannels.att)
+            let answers = server.receive(pdu, behaviour: &behaviour, at: now).map(PeripheralChannels.att)
             let said = behaviour.outputs
             behaviour.outputs = []
             return answers + notifications(said)
@@ -167,6 +167,61 @@ package struct MirrorPeripheral: VirtualPeripheral {
         case .parameterUpdateAnswered, .nothing:
             return []
         }
+    }
+
+    package var attributeDatabase: AttributeDatabase? { server.database }
+
+    package mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction] {
+        server.setLinkSecurity(level)
+        return []
+    }
+
+    // MARK: ControllablePeripheral
+
+    /// Whether the person at the keyboard moved the scale out of line, or ran the battery down.
+    private var outOfLine = false
+    private var batteryLow = false
+
+    package var controls: [PeripheralControl] {
+        [PeripheralControl(key: "s", label: "step on/off"),
+         PeripheralControl(key: "a", label: outOfLine ? "scale back in line" : "scale out of line"),
+         PeripheralControl(key: "b", label: batteryLow ? "battery back" : "low battery"),
+         PeripheralControl(key: "1", keys: "1–6", label: "mirror error"),
+         PeripheralControl(key: "d", label: "drop the link")]
+    }
+
+    package var stateSummary: String {
+        let simulation = behaviour.simulation
+        var parts = ["\(simulation.state)"]
+        if simulation.state == .scanning || simulation.state == .processing { parts[0] += " \(simulation.progress) %" }
+        if let error = simulation.errorCode { parts.append("error \(error.code)") }
+        let scale = simulation.scale
+        if scale.present {
+            parts.append(scale.occupied ? "scale occupied \(kilogramsText(scale.kilograms))" + (scale.stable ? " stable" : "") : "scale empty")
+        } else {
+            parts.append("scale off")
+        }
+        parts.append(simulation.alignment.aligned ? "aligned" : "not aligned")
+        if let battery = simulation.batteryPercent { parts.append("battery \(battery) %") }
+        return parts.joined(separator: " · ")
+    }
+
+    package mutating func perform(_ key: Character, at now: Duration) -> [PeripheralAction] {
+        let action: MirrorSimulation.ManualAction
+        switch key {
+        case "s": action = behaviour.simulation.scale.occupied ? .stepOff : .stepOn
+        case "a":
+            outOfLine.toggle()
+            action = .scaleOutOfLine(outOfLine)
+        case "b":
+            batteryLow.toggle()
+            action = .lowBattery(batteryLow)
+        case "1"..."6":
+            action = .error(MirrorErrorCode(code: key.asciiValue.map { $0 - 0x30 } ?? 1))
+        case "d": action = .dropLink
+        default: return []
+        }
+        return notifications(behaviour.simulation.act(action, at: now))
     }
 
     /// The simulation's outputs as the air carries them: notifications to a subscribed client.

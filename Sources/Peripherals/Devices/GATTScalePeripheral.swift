@@ -94,22 +94,30 @@ package struct GATTScalePeripheral<Device: ScaleGATTDevice>: ScalePeripheral {
     }
 
     package var nextDeadline: Duration? {
-        switch (simulation.nextDeadline, powerOff) {
-        case (let a?, let b?): min(a, b)
-        case (let a, let b): a ?? b
-        }
+        [simulation.nextDeadline, powerOff, connected ? server.transactionDeadline : nil].compactMap { $0 }.min()
     }
 
-    package mutating func advance(to now: Duration) -> [PeripheralAction] { step(at: now) }
+    package mutating func advance(to now: Duration) -> [PeripheralAction] {
+        // An indication unconfirmed for 30 s ends the bearer (Core Vol 3 Part F §3.3.3).
+        if connected, server.expire(at: now) { return [.disconnect(reason: 0x13)] }
+        return step(at: now)
+    }
+
+    package var attributeDatabase: AttributeDatabase? { server.database }
+
+    package mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction] {
+        server.setLinkSecurity(level)
+        return []
+    }
 
     package mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
         switch PeripheralChannels.route(frame) {
         case .att(let pdu):
             behaviour.now = now
-            let answers = server.receive(pdu, behaviour: &behaviour).map(PeripheralChannels.att)
+            let answers = server.receive(pdu, behaviour: &behaviour, at: now).map(PeripheralChannels.att)
             let outputs = behaviour.outputs
             behaviour.outputs = []
-            return answers + send(outputs) + step(at: now)
+            return answers + send(outputs, at: now) + step(at: now)
         case .reply(let frame):
             return [.send(frame)]
         case .parameterUpdateAnswered, .nothing:
@@ -127,13 +135,13 @@ package struct GATTScalePeripheral<Device: ScaleGATTDevice>: ScalePeripheral {
             if arrival == .automatic, !simulation.occupied {
                 simulation.stepOn()
             } else if let shown = simulation.display {
-                actions += send(behaviour.device.show(.reading(shown), composition: composition, at: now))
+                actions += send(behaviour.device.show(.reading(shown), composition: composition, at: now), at: now)
             }
         } else if !ready {
             listening = false
         }
         for event in simulation.advance(to: now) {
-            if listening { actions += send(behaviour.device.show(event, composition: composition, at: now)) }
+            if listening { actions += send(behaviour.device.show(event, composition: composition, at: now), at: now) }
             if case .reading = event, !simulation.isSettling, connected, let tail = powerOffAfterSettling {
                 powerOff = now + tail
             }
@@ -147,7 +155,7 @@ package struct GATTScalePeripheral<Device: ScaleGATTDevice>: ScalePeripheral {
 
     /// The device's outputs as the air carries them: notifications and indications go only to a
     /// central that subscribed to them (the ATT server keeps the CCCDs and the indication queue).
-    private mutating func send(_ outputs: [ScaleDeviceOutput]) -> [PeripheralAction] {
+    private mutating func send(_ outputs: [ScaleDeviceOutput], at now: Duration) -> [PeripheralAction] {
         var actions: [PeripheralAction] = []
         for output in outputs {
             switch output {
@@ -156,7 +164,7 @@ package struct GATTScalePeripheral<Device: ScaleGATTDevice>: ScalePeripheral {
                     actions.append(PeripheralChannels.att(pdu))
                 }
             case .indicate(let uuid, let value):
-                if let handle = server.database.valueHandle(of: uuid), let pdu = server.indication(valueHandle: handle, value: value) {
+                if let handle = server.database.valueHandle(of: uuid), let pdu = server.indication(valueHandle: handle, value: value, at: now) {
                     actions.append(PeripheralChannels.att(pdu))
                 }
             case .disconnect(let reason):
@@ -200,5 +208,16 @@ package struct GATTScalePeripheral<Device: ScaleGATTDevice>: ScalePeripheral {
             guard let uuid = characteristics[valueHandle] else { return }
             outputs += device.subscriptionChanged(uuid, to: value, at: now)
         }
+    }
+}
+
+
+/// The keys of `hwprobe serve SCALE`: the person steps on and off, and the weight moves.
+extension GATTScalePeripheral: ControllablePeripheral {
+    package var controls: [PeripheralControl] { ScaleKeys.controls }
+    package var stateSummary: String { ScaleKeys.summary(self) }
+    package mutating func perform(_ key: Character, at now: Duration) -> [PeripheralAction] {
+        ScaleKeys.perform(key, on: &self)
+        return step(at: now)
     }
 }

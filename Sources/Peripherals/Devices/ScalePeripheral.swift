@@ -27,3 +27,27 @@ package enum ScaleArrival: Hashable, Sendable {
     /// Only `stepOn()` and `stepOff()` move the person: a `serve` screen's keys, or a test's.
     case manual
 }
+
+/// The keys every served scale takes (`hwprobe serve SCALE`), whatever its family: the person
+/// steps on or off, and the weight moves by half a kilogram.
+package enum ScaleKeys {
+    package static let controls = [
+        PeripheralControl(key: "s", label: "step on/off"),
+        PeripheralControl(key: "+", label: "weight +0.5 kg"),
+        PeripheralControl(key: "-", label: "weight -0.5 kg"),
+    ]
+
+    package static func summary(_ scale: some ScalePeripheral) -> String {
+        let shown = scale.display.map { " · shows \(kilogramsText($0.kilograms))" + ($0.stable ? " stable" : "") } ?? ""
+        return (scale.isOccupied ? "occupied" : "empty") + " · person " + kilogramsText(scale.weightKilograms) + shown
+    }
+
+    package static func perform(_ key: Character, on scale: inout some ScalePeripheral) {
+        switch key {
+        case "s": if scale.isOccupied { scale.stepOff() } else { scale.stepOn() }
+        case "+": scale.setWeight(scale.weightKilograms + 0.5)
+        case "-": scale.setWeight(scale.weightKilograms - 0.5)
+        default: break
+        }
+    }
+}

@@ -28,11 +28,32 @@ package struct Attribute: Hashable, Sendable {
     package var permissions: Permissions
     /// For a service declaration: the last handle of its group.
     package var groupEnd: UInt16?
+    /// What the link must have before the value is read or written.
+    package var security = AttributeSecurity()
 
     package static let primaryService = BluetoothUUID(0x2800)
     package static let secondaryService = BluetoothUUID(0x2801)
     package static let characteristicDeclaration = BluetoothUUID(0x2803)
     package static let clientConfigurationType = BluetoothUUID(0x2902)
+}
+
+/// How secure a link is, or must be for an attribute: an encrypted link, an encrypted link whose
+/// key came from an authenticated (MITM-protected) pairing (Core Vol 3 Part C §10.2).
+package enum SecurityLevel: Int, Comparable, Hashable, Sendable, CaseIterable {
+    case none, encrypted, authenticated
+
+    package static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// What an attribute asks of the link before it is read, and before it is written.
+package struct AttributeSecurity: Hashable, Sendable {
+    package var read: SecurityLevel
+    package var write: SecurityLevel
+
+    package init(read: SecurityLevel = .none, write: SecurityLevel = .none) {
+        self.read = read
+        self.write = write
+    }
 }
 
 /// A characteristic as a profile describes it, for `AttributeDatabase.Builder`.
@@ -50,16 +71,23 @@ package struct CharacteristicDefinition: Sendable {
     /// No Client Characteristic Configuration descriptor even though it notifies or indicates
     /// (another deliberate deviation).
     package var omitClientConfiguration = false
+    /// What the link needs before the value is read or written (its CCCD needs nothing).
+    package var security: AttributeSecurity
+    /// Descriptors after the value (and CCCD): type and fixed value, readable.
+    package var descriptors: [(type: BluetoothUUID, value: [UInt8])]
 
     package init(_ uuid: BluetoothUUID, _ properties: CharacteristicProperties, value: [UInt8]? = nil,
                 extraPermissions: Attribute.Permissions = [], declaredProperties: CharacteristicProperties? = nil,
-                omitClientConfiguration: Bool = false) {
+                omitClientConfiguration: Bool = false, security: AttributeSecurity = AttributeSecurity(),
+                descriptors: [(type: BluetoothUUID, value: [UInt8])] = []) {
         self.uuid = uuid
         self.properties = properties
         fixedValue = value
         self.extraPermissions = extraPermissions
         self.declaredProperties = declaredProperties
         self.omitClientConfiguration = omitClientConfiguration
+        self.security = security
+        self.descriptors = descriptors
     }
 }
 
@@ -140,10 +168,14 @@ package struct AttributeDatabase: Hashable, Sendable {
                 if characteristic.properties.contains(.writeWithoutResponse) { permissions.insert(.writeCommand) }
                 database.attributes.append(Attribute(handle: valueHandle, type: characteristic.uuid,
                                                      value: characteristic.fixedValue.map { .fixed($0) } ?? .dynamic,
-                                                     permissions: permissions))
+                                                     permissions: permissions, security: characteristic.security))
                 if !characteristic.properties.isDisjoint(with: [.notify, .indicate]), !characteristic.omitClientConfiguration {
                     database.attributes.append(Attribute(handle: valueHandle + 1, type: Attribute.clientConfigurationType,
                                                          value: .clientConfiguration, permissions: [.read, .write]))
+                }
+                for descriptor in characteristic.descriptors {
+                    database.attributes.append(Attribute(handle: UInt16(database.attributes.count + 1), type: descriptor.type,
+                                                         value: .fixed(descriptor.value), permissions: .read))
                 }
             }
             database.attributes[Int(start) - 1].groupEnd = UInt16(database.attributes.count)

@@ -2,7 +2,7 @@ import BLEProtocol
 import HAL
 import Transports
 
-/// A device on the virtual radio: what it advertises, and how it behaves once a central connects.
+/// A device on the radio — the virtual controller's, or a real one's through `PeripheralHost`: what it advertises, and how it behaves once a central connects.
 ///
 /// Peripherals are values the controller owns and feeds (sans-IO): it tells them when the link
 /// comes up or goes down, hands them each L2CAP frame the central sends, and asks them to run
@@ -25,6 +25,12 @@ package protocol VirtualPeripheral: Sendable {
     mutating func linkChanged(_ change: VirtualLinkChange, at now: Duration) -> [PeripheralAction]
     /// The link ended, with the reason the peripheral's own controller would report.
     mutating func linkDown(reason: UInt8, at now: Duration)
+    /// The link's security changed (pairing, encryption): attributes that need it are served
+    /// from now on. Nothing pairs yet; the default ignores it.
+    mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction]
+    /// Its GATT database, when it has one laid out (a replay answers as recorded instead), so
+    /// whoever shows what a central does can name handles (a CCCD, a characteristic's UUID).
+    var attributeDatabase: AttributeDatabase? { get }
 
     /// When it next wants `advance(to:)`, if ever.
     var nextDeadline: Duration? { get }
@@ -42,6 +48,35 @@ extension VirtualPeripheral {
     package var advertisesWhileConnected: Bool { false }
     package mutating func linkChanged(_ change: VirtualLinkChange, at now: Duration) -> [PeripheralAction] { [] }
     package mutating func framesToSend(room: Int, at now: Duration) -> [L2CAPFrame] { [] }
+    package mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction] { [] }
+    package var attributeDatabase: AttributeDatabase? { nil }
+}
+
+/// A key that acts on a simulated device while it is served (`hwprobe serve`'s screen).
+package struct PeripheralControl: Hashable, Sendable {
+    /// The key a person presses.
+    package var key: Character
+    /// How the screen names the key (or keys: "1–6").
+    package var keys: String
+    /// What it does, for the screen's key line ("step on/off").
+    package var label: String
+
+    package init(key: Character, keys: String? = nil, label: String) {
+        self.key = key
+        self.keys = keys ?? String(key)
+        self.label = label
+    }
+}
+
+/// A simulated device a person can act on while a central uses it: the mirror's person and
+/// scale, a scale's weight. Replays and profiles have nothing to act on.
+package protocol ControllablePeripheral: VirtualPeripheral {
+    /// The keys, in the order the screen lists them.
+    var controls: [PeripheralControl] { get }
+    /// The device's state in a few words, for the screen ("ready · scale occupied 72.4 kg").
+    var stateSummary: String { get }
+    /// A key was pressed: what the device does about it.
+    mutating func perform(_ key: Character, at now: Duration) -> [PeripheralAction]
 }
 
 /// What a peripheral asks of its side of the radio.
@@ -130,4 +165,12 @@ package struct VirtualAdvertising: Hashable, Sendable {
         if whole.count <= 31 { return .legacy(advertisingData: whole, scanResponse: []) }
         return .legacy(advertisingData: AdvertisingData.encode(primary), scanResponse: AdvertisingData.encode(secondary))
     }
+}
+
+/// `72.35 kg`: a weight as the serve screen shows it, to the hundredth.
+package func kilogramsText(_ kilograms: Double) -> String {
+    guard kilograms.isFinite else { return "? kg" }
+    let hundredths = Int((abs(kilograms) * 100).rounded())
+    let fraction = hundredths % 100
+    return (kilograms < 0 ? "-" : "") + "\(hundredths / 100)." + (fraction < 10 ? "0" : "") + "\(fraction) kg"
 }

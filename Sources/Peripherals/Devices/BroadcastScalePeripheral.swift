@@ -97,3 +97,14 @@ package struct BroadcastScalePeripheral<Device: ScaleBroadcastDevice>: ScalePeri
         return []
     }
 }
+
+/// The keys of `hwprobe serve SCALE` for a broadcasting scale: what the person does shows in the
+/// next advertisements.
+extension BroadcastScalePeripheral: ControllablePeripheral {
+    package var controls: [PeripheralControl] { ScaleKeys.controls }
+    package var stateSummary: String { ScaleKeys.summary(self) }
+    package mutating func perform(_ key: Character, at now: Duration) -> [PeripheralAction] {
+        ScaleKeys.perform(key, on: &self)
+        return advance(to: now)
+    }
+}
