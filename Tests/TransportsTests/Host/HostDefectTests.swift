@@ -193,6 +193,28 @@ struct HostDefectTests {
         #expect(link.bearer.malformedPDUs == 1)
     }
 
+    // MARK: 9. a new link with impossible parameters (issue 27, item 18)
+
+    @Test func aLinkWithImpossibleParametersIsEndedAndTheConnectFails() async throws {
+        let bench = try await Bench()
+        let host = bench.host
+        let attempt = Task { () -> BLEError? in
+            do throws(BLEError) { _ = try await host.connect(to: Self.peer) } catch { return error }
+            return nil
+        }
+        await bench.controller.waitForCommand(0x200D)
+        bench.controller.inject(ScriptedController.connectionComplete(handle: 0x0045, peer: Self.peer, interval: 0xFFFF, latency: 0xFFFF, timeout: 0xFFFF))
+        let error = await attempt.value
+        guard case .connectionFailed(_, let status)? = error else {
+            Issue.record("the connect did not fail: \(String(describing: error))")
+            return
+        }
+        #expect(status == 0x3B)
+        await bench.controller.waitForCommand(0x0406)
+        let disconnect = bench.controller.commands.last { $0.opcode == 0x0406 }
+        #expect(disconnect?.parameters == LittleEndian.u16(0x0045) + [0x3B], "ended with Unacceptable Connection Parameters")
+    }
+
     // MARK: 8. a controller that stops granting command credits while opening (issue 27, item 15)
 
     @Test func openingAControllerHasOneOverallDeadline() async throws {

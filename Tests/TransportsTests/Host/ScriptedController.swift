@@ -130,9 +130,10 @@ final class ScriptedController: HCIByteStream, Sendable {
         event(0x0F, [status, credits] + LittleEndian.u16(opcode))
     }
 
-    static func connectionComplete(handle: UInt16, peer: BLEAddress, status: UInt8 = 0) -> [UInt8] {
+    static func connectionComplete(handle: UInt16, peer: BLEAddress, status: UInt8 = 0, interval: UInt16 = 0x0018,
+                                   latency: UInt16 = 0, timeout: UInt16 = 0x01F4) -> [UInt8] {
         event(0x3E, [0x01, status] + LittleEndian.u16(handle) + [0x00, peer.kind == .random ? 1 : 0] + peer.littleEndianBytes
-              + LittleEndian.u16(0x0018) + LittleEndian.u16(0) + LittleEndian.u16(0x01F4) + [0x00])
+              + LittleEndian.u16(interval) + LittleEndian.u16(latency) + LittleEndian.u16(timeout) + [0x00])
     }
 
     static func disconnectionComplete(handle: UInt16, reason: UInt8) -> [UInt8] {

@@ -547,6 +547,14 @@ public actor HCIHost {
             if complete.status == 0 { submitDetached(.disconnect(handle: complete.handle, reason: 0x13)) }
             return
         }
+        var complete = complete
+        if complete.status == 0, Self.parameterProblem(complete) != nil {
+            // Interval, latency or timeout outside what the specification allows (0xFFFF each,
+            // say): no link to use. It is ended with Unacceptable Connection Parameters, and the
+            // attempt fails with that status (issue 27, item 18).
+            submitDetached(.disconnect(handle: complete.handle, reason: ConnectionParameters.unacceptable))
+            complete.status = ConnectionParameters.unacceptable
+        }
         if var attempt = connectAttempt {
             let completed = Completed(event: complete, connection: complete.status == 0 ? openLink(complete, asked: attempt.address) : nil)
             if let continuation = attempt.continuation {
@@ -560,6 +568,14 @@ public actor HCIHost {
             // A connection nobody asked for: drop it.
             submitDetached(.disconnect(handle: complete.handle, reason: 0x13))
         }
+    }
+
+    /// Why the parameters a new link came with are outside the specification's ranges (Core Vol 4
+    /// Part E §7.7.65.1: interval 7.5 ms–4 s, latency at most 499, timeout 100 ms–32 s and more
+    /// than twice the effective interval), or nil.
+    static func parameterProblem(_ complete: LEConnectionComplete) -> String? {
+        ConnectionParameters(minInterval: complete.interval, maxInterval: complete.interval, latency: complete.latency,
+                             supervisionTimeout: complete.supervisionTimeout).problem
     }
 
     private func cancelConnect(_ id: Int) {
