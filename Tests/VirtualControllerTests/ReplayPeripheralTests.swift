@@ -42,6 +42,27 @@ import Transports
         return (ReplayPeripheral(Self.recorded, timing: timing, warn: { message in warnings.withLock { $0.append(message) } }), warnings)
     }
 
+    /// Issue 27, item 17: a recording that stops while the central waits (no end recorded)
+    /// says so and ends the link after `endGrace`, instead of leaving the central to its deadline;
+    /// a request in the meantime puts that off.
+    @Test func aRecordingThatRunsOutEndsTheLinkAndSaysSo() {
+        var cut = Self.recorded
+        cut.connections[0].att = Array(cut.connections[0].att.prefix(2))
+        cut.connections[0].end = nil
+        let warnings = Locked<[String]>([])
+        var replay = ReplayPeripheral(cut, timing: .immediate, warn: { message in warnings.withLock { $0.append(message) } })
+        let start = Duration.seconds(10)
+        _ = replay.linkUp(Self.link, at: start)
+        #expect(Self.sent(replay.received(Self.att([0x0A, 0x03, 0x00]), at: start)) == [[0x0B, 0x41]])
+        #expect(replay.nextDeadline == start + ReplayPeripheral.endGrace)
+        // The central asks again (a poll): answered as recorded, and the grace starts over.
+        let poll = start + .seconds(1)
+        #expect(Self.sent(replay.received(Self.att([0x0A, 0x03, 0x00]), at: poll)) == [[0x0B, 0x41]])
+        #expect(replay.advance(to: start + ReplayPeripheral.endGrace).isEmpty)
+        #expect(replay.advance(to: poll + ReplayPeripheral.endGrace) == [.disconnect(reason: 0x13)])
+        #expect(warnings.withLock { $0 }.contains { $0.contains("ends here") })
+    }
+
     @Test func answersComeWithTheirRecordedDelaysAndThePeripheralEndsTheLinkAsRecorded() {
         var (replay, warnings) = peripheral()
         let start = Duration.seconds(10)

@@ -64,6 +64,9 @@ struct Conversation {
         pdu.count >= 3 ? UInt16(pdu[1]) | UInt16(pdu[2]) << 8 : 0
     }
 
+    /// Every recorded request has been asked and answered: the recording has nothing more.
+    var isFinished: Bool { exchanges.allSatisfy(\.played) }
+
     /// The exchange that answers `request`, marked played (see `ReplayPeripheral`).
     mutating func match(_ request: [UInt8]) -> Match {
         if let index = exchanges.firstIndex(where: { !$0.played && $0.request == request }) {

@@ -30,8 +30,14 @@ public enum ReplayTiming: Hashable, Sendable {
 /// the same bytes; a write of another value to the same handle takes that handle's next recorded
 /// write (with one warning naming both values, unless the cassette marks the handle `varying`);
 /// a request asked again after its recording ran out gets the last answer again; a request the
-/// recording never saw gets ATT error 0x06 Request Not Supported and one warning.
+/// recording never saw gets ATT error 0x06 Request Not Supported and one warning. When every
+/// recorded exchange has been played and the central stays on, waiting for more, the replay
+/// says the recording ends here and ends the link after `endGrace` of silence, so whoever waits
+/// learns it at once instead of at its own deadline (issue 27, item 17).
 package struct ReplayPeripheral: VirtualPeripheral {
+    /// How long a central may stay on, asking nothing, after the recording's last exchange.
+    package static let endGrace: Duration = .seconds(3)
+
     package let address: BLEAddress
     package private(set) var advertising: VirtualAdvertising
     package private(set) var connected = false
@@ -47,6 +53,8 @@ package struct ReplayPeripheral: VirtualPeripheral {
     private var scheduled: [(due: Duration, step: Conversation.Step)] = []
     /// When the advertising next changes (a broadcasting scale's reading), from the recording.
     private var advertisingChanges: [(at: Duration, advertising: VirtualAdvertising)]
+    /// When the link ends for want of recording, unless the central asks something first.
+    private var recordingRunsOut: Duration?
 
     /// `warn` hears each difference from the recording once (the CLI prints it on stderr).
     package init(_ recorded: BLECassette.Peripheral, timing: ReplayTiming = .recorded, warn: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -63,13 +71,20 @@ package struct ReplayPeripheral: VirtualPeripheral {
     package var isAdvertising: Bool { !connected }
 
     package var nextDeadline: Duration? {
-        [scheduled.first?.due, connected ? nil : advertisingChanges.first?.at].compactMap { $0 }.min()
+        [scheduled.first?.due, connected ? nil : advertisingChanges.first?.at, recordingRunsOut].compactMap { $0 }.min()
     }
 
     package mutating func advance(to now: Duration) -> [PeripheralAction] {
         while let change = advertisingChanges.first, change.at <= now {
             advertising = change.advertising
             advertisingChanges.removeFirst()
+        }
+        if let end = recordingRunsOut, end <= now {
+            recordingRunsOut = nil
+            if connected, scheduled.isEmpty, conversation?.isFinished == true {
+                warn("replay: the recording of \(recorded.address) ends here: nothing more was recorded on this connection, so the link is ended")
+                return [.disconnect(reason: 0x13)]
+            }
         }
         return due(at: now)
     }
@@ -95,6 +110,7 @@ package struct ReplayPeripheral: VirtualPeripheral {
         connected = false
         conversation = nil
         scheduled = []
+        recordingRunsOut = nil
         // Advertising resumes as it was last recorded: changes that fell due meanwhile apply now.
         while let change = advertisingChanges.first, change.at <= now {
             advertising = change.advertising
@@ -114,6 +130,7 @@ package struct ReplayPeripheral: VirtualPeripheral {
 
     private mutating func answer(_ pdu: [UInt8], at now: Duration) -> [PeripheralAction] {
         guard var conversation, let opcode = pdu.first else { return [] }
+        recordingRunsOut = nil
         guard Conversation.isRequest(opcode) else { return [] } // a confirmation, or our host's answer to a request of the peer's
         let match = conversation.match(pdu)
         self.conversation = conversation
@@ -163,6 +180,9 @@ package struct ReplayPeripheral: VirtualPeripheral {
                 scheduled = []
                 return actions
             }
+        }
+        if connected, scheduled.isEmpty, recordingRunsOut == nil, conversation?.isFinished == true {
+            recordingRunsOut = now + Self.endGrace
         }
         return actions
     }
