@@ -13,6 +13,14 @@ public enum MirrorGATT {
     /// `7B9E0001-3C2A-4F1B-9E6D-5A4C3B2A1F00`.
     public static let service = uuid(0x01)
 
+    /// The profile's own ATT application errors (docs/mirror-gatt-v1.md), as a person reads them.
+    public static let applicationErrors: [UInt8: String] = [0x80: "Not Aligned", 0x81: "Not Initialised", 0x82: "Not Ready"]
+
+    /// Whether `uuid` is the mirror service's or one of its characteristics'.
+    public static func isMirror(_ uuid: BluetoothUUID) -> Bool {
+        names.contains { $0.uuid == uuid }
+    }
+
     /// The service and its characteristics, named as the profile's table names them, for
     /// `BluetoothNames(profiles:)`.
     public static let names: [BluetoothNames.Entry] =

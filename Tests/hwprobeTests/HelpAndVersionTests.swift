@@ -191,3 +191,17 @@ import Testing
         }
     }
 }
+
+/// Issue 27, item 17: the mirror profile's own ATT errors by the profile's names.
+@Suite struct ProfileErrorWordsTests {
+    @Test func aMirrorRefusalIsNamedAsTheProfileNamesIt() async {
+        let captured = CapturedConsole()
+        var cli = HWProbe(console: captured.console, listSources: .empty)
+        cli.bench = SimulatedBench(clock: ScaledClock(speed: 25))
+        // Start Scan while idle: the profile's 0x82 Not Ready.
+        let code = await cli.run(["gatt", "--hci", "sim:", "C0:FF:EE:00:4F:2A", "--write", "7B9E0008-3C2A-4F1B-9E6D-5A4C3B2A1F00=02"])
+        #expect(code == 1)
+        #expect(captured.stderr.contains("ATT error 0x82 Not Ready (mirror-v1)"), "\(captured.stderr)")
+        #expect(GattText.attError(0x82) == "0x82 Application Error", "no profile, no profile name")
+    }
+}

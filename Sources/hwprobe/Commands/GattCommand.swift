@@ -93,7 +93,7 @@ struct GattCommand: Sendable {
             } catch .att(let failure) where request.readAll {
                 results[c.valueHandle] = .refused(failure.code)
             } catch .att(let failure) {
-                throw GattText.refused(failure, "--read \(GattText.label(c))")
+                throw GattText.refused(failure, "--read \(GattText.label(c))", of: c.uuid)
             } catch {
                 throw CLIFailure(error)
             }
@@ -113,7 +113,7 @@ struct GattCommand: Sendable {
                     try await connection.gatt.writeWithoutResponse(c.valueHandle, write.value)
                 }
             } catch .att(let failure) {
-                throw GattText.refused(failure, "\(write.option) \(HexValue.text(write.value)) to \(GattText.label(c))")
+                throw GattText.refused(failure, "\(write.option) \(HexValue.text(write.value)) to \(GattText.label(c))", of: c.uuid)
             } catch {
                 throw CLIFailure(error)
             }

@@ -30,14 +30,14 @@ import Testing
 
     @Test func anAnswerLongerThanTheMTUEndsTheRequestAtOnce() async throws {
         let peer = ScriptedGATTPeer(input: Self.oversizedAnswer)
-        await #expect(throws: BLEError.protocolError("an ATT answer of 33 bytes where the ATT_MTU allows 23")) {
+        await #expect(throws: BLEError.attProtocolError("an ATT answer of 33 bytes where the ATT_MTU allows 23")) {
             try await peer.client.discoverAll()
         }
     }
 
     @Test func aCharacteristicBeforeTheRangeAskedForEndsDiscoveryWithAnError() async throws {
         let peer = ScriptedGATTPeer(input: Self.characteristicBeforeTheRange)
-        await #expect(throws: BLEError.protocolError("characteristic discovery got handle 0x0001 where only "
+        await #expect(throws: BLEError.attProtocolError("characteristic discovery got handle 0x0001 where only "
                                                      + "0x0005–0x0010 could come next (handles must rise inside the range asked for)")) {
             try await peer.client.discoverAll()
         }
@@ -48,7 +48,7 @@ import Testing
         let peer = ScriptedGATTPeer(input: Self.characteristicDeclaredAtHandleZero)
         // A service starting at handle 0 (no attribute has handle 0) is refused before its
         // characteristics are asked for.
-        await #expect(throws: BLEError.protocolError("service discovery got the group 0x0000–0x0010 where only groups from 0x0001 "
+        await #expect(throws: BLEError.attProtocolError("service discovery got the group 0x0000–0x0010 where only groups from 0x0001 "
                                                      + "could come next (services must follow one another without overlapping)")) {
             try await peer.client.discoverAll()
         }

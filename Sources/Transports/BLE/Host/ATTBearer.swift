@@ -147,7 +147,7 @@ public final class ATTBearer: Sendable {
     /// Offers `ours` as our receive MTU and returns the MTU the link now uses (the smaller of both ends').
     public func exchangeMTU(_ ours: UInt16) async throws(BLEError) -> UInt16 {
         guard case .exchangeMTUResponse = try await request(.exchangeMTURequest(ours)) else {
-            throw .protocolError("the answer to Exchange MTU was not an Exchange MTU Response")
+            throw .attProtocolError("the answer to Exchange MTU was not an Exchange MTU Response")
         }
         let mtu = mtu
         events?(.mtuExchanged(link: link, mtu: mtu))

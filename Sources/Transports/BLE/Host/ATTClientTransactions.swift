@@ -80,7 +80,7 @@ import HAL
             // An answer to the outstanding request that breaks the MTU ends that request at once
             // (instead of leaving it to the 30 s timeout); anything else oversized is dropped.
             if let failed = endOutstanding(ifAnsweredBy: bytes.first,
-                                           .protocolError("an ATT answer of \(bytes.count) bytes where the ATT_MTU allows \(mtu)")) {
+                                           .attProtocolError("an ATT answer of \(bytes.count) bytes where the ATT_MTU allows \(mtu)")) {
                 return failed
             }
             return (.dropped, [])
@@ -91,7 +91,7 @@ import HAL
         } catch {
             malformed += 1
             // A garbled answer to the outstanding request ends that request with a clear error.
-            return endOutstanding(ifAnsweredBy: bytes.first, .protocolError("malformed ATT response: \(error)")) ?? (.dropped, [])
+            return endOutstanding(ifAnsweredBy: bytes.first, .attProtocolError("malformed ATT response: \(error)")) ?? (.dropped, [])
         }
         switch pdu {
         case .handleValueNotification(let handle, let value):

@@ -11,6 +11,9 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
     case transport(String)
     /// The controller sent bytes that are not HCI.
     case protocolError(String)
+    /// The device (the peer, not the controller) answered in a way ATT or GATT does not allow:
+    /// an overlapping discovery answer, a response that fits no request, a PDU over the MTU.
+    case attProtocolError(String)
     /// The peer did not accept our connection before the deadline; we cancelled the attempt.
     case connectionTimedOut(BLEAddress)
     /// The controller refused or failed the connection, with its HCI status.
@@ -47,6 +50,7 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
         case .commandFailed(let name, let status): "the Bluetooth controller refused \(name): \(HCIStatus.describe(status)) (0x\(Hex.byte(status)))"
         case .transport(let why): "lost the Bluetooth controller: \(why)"
         case .protocolError(let why): "the Bluetooth controller sent something that is not HCI: \(why)"
+        case .attProtocolError(let why): "the device answered in a way ATT does not allow: \(why)"
         case .connectionTimedOut(let address): "\(address) did not accept the connection in time: is it advertising and in range?"
         case .connectionFailed(let address, let status): "could not connect to \(address): \(HCIStatus.describe(status)) (0x\(Hex.byte(status)))"
         case .disconnected(let reason): "disconnected: \(reason)"

@@ -101,13 +101,13 @@ public struct GATTClient: Sendable {
                 break
             }
             guard case .readByGroupTypeResponse(let entries) = response, !entries.isEmpty else {
-                throw .protocolError("service discovery got an unexpected answer")
+                throw .attProtocolError("service discovery got an unexpected answer")
             }
             var lowest = start
             for entry in entries {
                 try Self.checkGroup(start: entry.handle, end: entry.endGroup, from: &lowest, "service discovery")
                 guard let uuid = BluetoothUUID(littleEndian: entry.value) else {
-                    throw .protocolError("a service UUID of \(entry.value.count) bytes")
+                    throw .attProtocolError("a service UUID of \(entry.value.count) bytes")
                 }
                 services.append(GATTService(uuid: uuid, start: entry.handle, end: entry.endGroup))
             }
@@ -129,7 +129,7 @@ public struct GATTClient: Sendable {
                 break
             }
             guard case .findByTypeValueResponse(let ranges) = response, !ranges.isEmpty else {
-                throw .protocolError("service discovery by UUID got an unexpected answer")
+                throw .attProtocolError("service discovery by UUID got an unexpected answer")
             }
             var lowest = start
             for range in ranges {
@@ -148,7 +148,7 @@ public struct GATTClient: Sendable {
     /// discovery going for as long as it kept answering, so that is a protocol error.
     private static func checkGroup(start: UInt16, end: UInt16, from lowest: inout UInt16, _ what: String) throws(BLEError) {
         guard start >= lowest, start != 0, end >= start else {
-            throw .protocolError("\(what) got the group 0x\(Hex.word(start))–0x\(Hex.word(end)) where only groups from 0x\(Hex.word(lowest)) "
+            throw .attProtocolError("\(what) got the group 0x\(Hex.word(start))–0x\(Hex.word(end)) where only groups from 0x\(Hex.word(lowest)) "
                                  + "could come next (services must follow one another without overlapping)")
         }
         lowest = end == .max ? end : end + 1
@@ -166,14 +166,14 @@ public struct GATTClient: Sendable {
                 break
             }
             guard case .readByTypeResponse(let entries) = response, !entries.isEmpty else {
-                throw .protocolError("characteristic discovery got an unexpected answer")
+                throw .attProtocolError("characteristic discovery got an unexpected answer")
             }
             var lowest = start
             for entry in entries {
                 try Self.check(entry.handle, from: &lowest, to: service.end, "characteristic discovery")
                 let value = entry.value
                 guard value.count == 5 || value.count == 19, let uuid = BluetoothUUID(littleEndian: value[3...]) else {
-                    throw .protocolError("a characteristic declaration of \(value.count) bytes")
+                    throw .attProtocolError("a characteristic declaration of \(value.count) bytes")
                 }
                 found.append(GATTCharacteristic(uuid: uuid, declarationHandle: entry.handle,
                                                 valueHandle: UInt16(value[1]) | UInt16(value[2]) << 8,
@@ -203,7 +203,7 @@ public struct GATTClient: Sendable {
                 break
             }
             guard case .findInformationResponse(let entries) = response, !entries.isEmpty else {
-                throw .protocolError("descriptor discovery got an unexpected answer")
+                throw .attProtocolError("descriptor discovery got an unexpected answer")
             }
             var lowest = start
             for entry in entries { try Self.check(entry.handle, from: &lowest, to: last, "descriptor discovery") }
@@ -220,7 +220,7 @@ public struct GATTClient: Sendable {
     private static func check(_ handle: UInt16, from lowest: inout UInt16, to highest: UInt16,
                               _ what: String) throws(BLEError) {
         guard handle >= lowest, handle <= highest else {
-            throw .protocolError("\(what) got handle 0x\(Hex.word(handle)) where only 0x\(Hex.word(lowest))–0x\(Hex.word(highest)) "
+            throw .attProtocolError("\(what) got handle 0x\(Hex.word(handle)) where only 0x\(Hex.word(lowest))–0x\(Hex.word(highest)) "
                                  + "could come next (handles must rise inside the range asked for)")
         }
         lowest = handle == .max ? handle : handle + 1
@@ -265,7 +265,7 @@ public struct GATTClient: Sendable {
     /// Reads a value, following with Read Blob while the answers come back full.
     public func read(_ handle: UInt16) async throws(BLEError) -> [UInt8] {
         guard case .readResponse(var value) = try await bearer.request(.readRequest(handle: handle)) else {
-            throw .protocolError("the answer to Read was not a Read Response")
+            throw .attProtocolError("the answer to Read was not a Read Response")
         }
         let full = Int(bearer.mtu) - 1
         var chunk = value.count
@@ -277,7 +277,7 @@ public struct GATTClient: Sendable {
                 break // Invalid Offset / Attribute Not Long: the value ended exactly at a boundary
             }
             guard case .readBlobResponse(let part) = response else {
-                throw .protocolError("the answer to Read Blob was not a Read Blob Response")
+                throw .attProtocolError("the answer to Read Blob was not a Read Blob Response")
             }
             value += part
             chunk = part.count
@@ -288,7 +288,7 @@ public struct GATTClient: Sendable {
     /// Writes a value with a Write Request and returns once the peer confirms it.
     public func write(_ handle: UInt16, _ value: [UInt8]) async throws(BLEError) {
         guard case .writeResponse = try await bearer.request(.writeRequest(handle: handle, value: value)) else {
-            throw .protocolError("the answer to Write was not a Write Response")
+            throw .attProtocolError("the answer to Write was not a Write Response")
         }
     }
 

@@ -1,5 +1,6 @@
 import BLEProtocol
 import HAL
+import MirrorV1
 import Transports
 
 /// A peripheral's discovered GATT database, and how a `gatt` option's ID becomes one of its
@@ -114,8 +115,10 @@ enum GattText {
     }
 
     /// `0x05 Insufficient Authentication`: the code and its name, as the contract reports them.
-    static func attError(_ code: UInt8) -> String {
+    static func attError(_ code: UInt8, of uuid: BluetoothUUID? = nil) -> String {
         let hex = "0x" + Hex.byte(code)
+        // A profile's own codes by the profile's names (the mirror's 0x80–0x82), not "Application Error".
+        if let uuid, MirrorGATT.isMirror(uuid), let name = MirrorGATT.applicationErrors[code] { return "\(hex) \(name) (mirror-v1)" }
         var name = ATTErrorCode.describe(code)
         // Application and profile codes are named with their number already ("Application Error 0x80").
         if name.hasSuffix(" " + hex) { name.removeLast(hex.count + 1) }
@@ -123,8 +126,8 @@ enum GattText {
     }
 
     /// The failure of a read or write the device refused: exit 1, as the contract has it.
-    static func refused(_ failure: ATTFailure, _ doing: String) -> CLIFailure {
-        CLIFailure(kind: .device, message: "\(doing): the device answered ATT error \(attError(failure.code))", exitOverride: 1)
+    static func refused(_ failure: ATTFailure, _ doing: String, of uuid: BluetoothUUID? = nil) -> CLIFailure {
+        CLIFailure(kind: .device, message: "\(doing): the device answered ATT error \(attError(failure.code, of: uuid))", exitOverride: 1)
     }
 
     /// The value as printable text, when every byte is (a name, a version string), for the dump.

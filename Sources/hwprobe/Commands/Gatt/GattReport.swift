@@ -121,7 +121,7 @@ struct GattReport: Encodable, Equatable, Sendable {
                         case .value(let bytes):
                             entry.value = HexValue.text(bytes)
                             entry.printable = GattText.printable(bytes)
-                        case .refused(let code): entry.error = GattText.attError(code)
+                        case .refused(let code): entry.error = GattText.attError(code, of: c.uuid)
                         case nil: break
                         }
                         return entry
