@@ -105,9 +105,9 @@ class BondStore:
         self.bonds: dict[tuple[bytes, bool], Bond] = {}
 
     def store(self, bond: Bond, connected_from: hci.Address) -> None:
-        # A new pairing replaces an older bond with the same identity (or the same address).
-        for key in (address_key(bond.identity), address_key(connected_from)):
-            self.bonds.pop(key, None)
+        # A new pairing replaces an older bond with the same identity, or from the same address.
+        keys = {address_key(bond.identity), address_key(connected_from)}
+        self.bonds = {k: b for k, b in self.bonds.items() if k not in keys and not (b.seen_as & keys)}
         bond.seen_as.add(address_key(connected_from))
         self.bonds[address_key(bond.identity)] = bond
 

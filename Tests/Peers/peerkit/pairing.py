@@ -159,7 +159,15 @@ class PairingOptions:
             raise ValueError("an IRK is 16 octets, not all zero")
 
     def update(self, request: dict) -> None:
-        """Applies the fields of a control request (JSON names or Python names)."""
+        """Applies the fields of a control request (JSON names or Python names): all of them,
+        or none when one is wrong."""
+        changed = self.snapshot()
+        changed._apply(request)
+        changed.validate()
+        for field in dataclasses.fields(self):
+            setattr(self, field.name, getattr(changed, field.name))
+
+    def _apply(self, request: dict) -> None:
         for name, value in request.items():
             name = self.JSON_NAMES.get(name, name)
             if name not in self.FIELDS:
@@ -175,7 +183,6 @@ class PairingOptions:
             elif name == "compare" and isinstance(value, bool):
                 value = "yes" if value else "no"
             setattr(self, name, value)
-        self.validate()
 
     def snapshot(self) -> PairingOptions:
         return dataclasses.replace(self)

@@ -95,7 +95,10 @@ class PairingCentral:
             return {"paired": False, "reason": code, "reasonName": reason_name(code),
                     "seconds": round(time.monotonic() - started, 4)}
         except asyncio.CancelledError:
-            if self.connection is not None and self.connection.handle in self.agent.security:
+            # bumble cancels the wait when the link goes down; a cancellation of this task is real
+            current = asyncio.current_task()
+            if (current is not None and current.cancelling()) or (
+                    self.connection is not None and self.connection.handle in self.agent.security):
                 raise
             return {"paired": False, "reason": None, "reasonName": "disconnected",
                     "seconds": round(time.monotonic() - started, 4)}

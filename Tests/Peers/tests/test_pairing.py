@@ -412,3 +412,12 @@ def test_key_values_only_when_asked():
                 assert "values" not in event and "ediv" not in event and "rand" not in event
             assert all("values" not in b for b in w.peripheral.pairing.bonds.describe(False))
     run(body())
+
+
+def test_options_change_whole_or_not_at_all():
+    options = PairingOptions()
+    options.update({"io": "keyboard", "smpTimeout": "2.5", "passkey": "000042", "mitm": "yes"})
+    assert (options.io, options.smp_timeout, options.passkey, options.mitm) == ("keyboard", 2.5, 42, True)
+    with pytest.raises(ValueError):
+        options.update({"compare": "no", "io": "telepathy"})
+    assert (options.io, options.compare) == ("keyboard", "yes")
