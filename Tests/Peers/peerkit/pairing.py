@@ -31,7 +31,7 @@ from bumble.smp import IoCapability, KeyDistribution
 
 from .bonds import Bond, BondStore, DistributedKey, address_label
 from .pairing_events import EventLog
-from .smp_session import PeerManager, PeerSession, reason_name
+from .smp_session import PeerManager, PeerSession, auth_req_fields, reason_name
 
 log = logging.getLogger("peer.pairing")
 
@@ -500,7 +500,6 @@ class PairingAgent:
 
     # -- reports from the sessions ---------------------------------------------------------
     def on_security_request(self, connection, auth_req: int) -> None:
-        from .smp_session import auth_req_fields
         self.events.emit("security_request", direction="received", peer=self.peer_label(connection),
                          **auth_req_fields(auth_req))
 

@@ -497,9 +497,6 @@ class PeerManager(smp.Manager):
         self.agent.events.emit("security_request", direction="sent", peer=self.agent.peer_label(connection))
         super().request_pairing(connection)
 
-    def on_session_start(self, session) -> None:
-        super().on_session_start(session)
-
     async def on_pairing(self, session: PeerSession, identity_address, keys) -> None:
         # Not the stock keystore: the agent keeps a bond only when both sides asked to bond.
         self.agent.on_paired(session, identity_address)

@@ -80,5 +80,4 @@ async def world(peripheral_options: PairingOptions | None = None, central_option
     try:
         yield World(peripheral, central)
     finally:
-        peripheral.closing = True
         await peripheral.aclose()
