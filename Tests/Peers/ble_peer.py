@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peerkit.control import ControlServer  # noqa: E402
 from peerkit.hostside import HostPort, PtyHost, TcpHostServer, VhciHost  # noqa: E402
 from peerkit.link import ConnectionAddressedLink  # noqa: E402
+from peerkit.pairing import IO_CAPABILITIES, PairingFault, PairingOptions, parse_passkey  # noqa: E402
 from peerkit.peripheral import Peripheral  # noqa: E402
 from peerkit.profiles import PROFILES  # noqa: E402
 
@@ -43,7 +44,9 @@ def parse_args(argv=None):
     parser.add_argument("--vhci", nargs="?", const="/dev/vhci", metavar="PATH",
                         help="also make a controller A the kernel's hciN through /dev/vhci (module hci_vhci; "
                              "READY waits until the kernel has set it up)")
-    parser.add_argument("--profile", choices=sorted(PROFILES), default="generic")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="generic",
+                        help="what the peripheral is; secure: generic plus characteristics that need an "
+                             "encrypted / an authenticated Secure Connections link")
     parser.add_argument("--deviation", action="append", default=[], metavar="NAME",
                         help="mirror: depart from the profile on purpose (repeatable): no-service-uuid, wrong-property, "
                              "out-of-range, wrong-error-code, advertises-while-connected, notifies-unsubscribed, honours-write-command, "
@@ -64,8 +67,50 @@ def parse_args(argv=None):
                         help="public address of controller A on TCP (what HCI_Read_BD_ADDR returns)")
     parser.add_argument("--btsnoop", metavar="FILE",
                         help="write controller A's (TCP) H4 traffic as btsnoop (bumble-show --format snoop FILE)")
+    pairing = parser.add_argument_group(
+        "pairing", "the peripheral's Security Manager (bumble's, with its stock defects fixed; README.md, "
+        "\"Pairing\"); all of these can be changed later with the `pairing` control command")
+    pairing.add_argument("--io", choices=sorted(IO_CAPABILITIES), default="none",
+                         help="IO capability (hwprobe's words or the specification's; default none)")
+    pairing.add_argument("--sc", choices=("only", "allowed", "off"), default="allowed",
+                         help="Secure Connections: only (SC Only mode), allowed (preferred, legacy accepted), "
+                              "off (legacy pairing only)")
+    pairing.add_argument("--sc-only", dest="sc", action="store_const", const="only", help="same as --sc only")
+    pairing.add_argument("--legacy", dest="sc", action="store_const", const="off", help="same as --sc off")
+    pairing.add_argument("--no-bonding", dest="bonding", action="store_false",
+                         help="do not ask to bond (no keys distributed, nothing kept)")
+    pairing.add_argument("--mitm", action="store_true",
+                         help="require MITM protection: Just Works is refused (Authentication Requirements)")
+    pairing.add_argument("--passkey", type=parse_passkey, metavar="N",
+                         help="the passkey to display and to enter (000000 to 999999; default: a random one "
+                              "displayed, and entering waits for the `passkey` command)")
+    pairing.add_argument("--compare", choices=("yes", "no", "ask"), default="yes",
+                         help="the numeric comparison's answer (ask: wait for the `compare` command)")
+    pairing.add_argument("--max-key-size", type=int, default=16, metavar="N", help="7 to 16 octets")
+    pairing.add_argument("--min-key-size", type=int, default=7, metavar="N",
+                         help="refuse a smaller negotiated key (Encryption Key Size); SC Only mode needs 16")
+    pairing.add_argument("--smp-timeout", type=float, default=30.0, metavar="S",
+                         help="the SMP timeout (Core Vol 3 Part H 3.4: 30 s)")
+    pairing.add_argument("--security-request", action="store_true",
+                         help="send a Security Request as soon as a central connects")
+    pairing.add_argument("--reveal-keys", action="store_true",
+                         help="put key values in events, bonds and state (never otherwise)")
+    pairing.add_argument("--irk", type=bytes.fromhex, metavar="HEX",
+                         help="our IRK, 16 octets in hex (default: a random non-zero one)")
+    pairing.add_argument("--pairing-fault", action="append", default=[], metavar="KIND[@STAGE][#N][:REASON]",
+                         type=PairingFault.parse_text,
+                         help="a one-shot fault (repeatable): silent, drop-link, off-curve-key, wrong-confirm, "
+                              "wrong-dhkey-check, refuse; at pairing_response, public_key, confirm, random, "
+                              "dhkey_check or keys (the Nth PDU of that kind we send)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log to stderr (-vv: bumble debug)")
     return parser.parse_args(argv)
+
+
+def pairing_options(args) -> PairingOptions:
+    return PairingOptions(io=args.io, sc=args.sc, bonding=args.bonding, mitm=args.mitm, passkey=args.passkey,
+                          compare=args.compare, max_key_size=args.max_key_size, min_key_size=args.min_key_size,
+                          smp_timeout=args.smp_timeout, reveal_keys=args.reveal_keys,
+                          security_request=args.security_request, irk=args.irk)
 
 
 async def run(args) -> int:
@@ -82,8 +127,14 @@ async def run(args) -> int:
         options["deviations"] = tuple(args.deviation)
     profile = factory(**options)
     address = args.address or ("C2:B0:B0:00:00:01" if args.random else "B0:B0:B0:00:00:01")
+    try:
+        options = pairing_options(args)
+    except ValueError as error:
+        raise SystemExit(f"ble_peer.py: {error}")
     peripheral = Peripheral(link, profile, address, random=args.random,
-                            extended=args.extended, interval_ms=args.adv_interval_ms)
+                            extended=args.extended, interval_ms=args.adv_interval_ms, pairing=options)
+    for fault in args.pairing_fault:
+        peripheral.pairing.add_fault(fault)
     await peripheral.start()
 
     ports = {"tcp": HostPort("A-tcp", link, args.host_address, args.legacy_reports)}

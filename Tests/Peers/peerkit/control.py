@@ -45,19 +45,37 @@ class ControlServer:
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.clients.add(writer)
+        subscription = None
         try:
             while line := await reader.readline():
                 line = line.strip()
                 if not line:
                     continue
                 answer = await self.handle_line(line)
+                subscribe = answer.pop("_subscribe", False)
                 writer.write(json.dumps(answer).encode() + b"\n")
+                if subscribe and subscription is None:
+                    # From here on this client also gets every event as a JSON line of its own
+                    # ({"event": …}), after the ones it asked to catch up on.
+                    subscription = self._subscribe(writer)
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass  # client gone, or the peer is shutting down
         finally:
+            if subscription is not None:
+                events = self.peripheral.events
+                if subscription in events.subscribers:
+                    events.subscribers.remove(subscription)
             self.clients.discard(writer)
             writer.close()
+
+    def _subscribe(self, writer: asyncio.StreamWriter):
+        def send(event: dict) -> None:
+            if writer.is_closing():
+                raise ConnectionError("subscriber gone")
+            writer.write(json.dumps(event).encode() + b"\n")
+        self.peripheral.events.subscribers.append(send)
+        return send
 
     async def handle_line(self, line: bytes) -> dict:
         try:
@@ -68,11 +86,16 @@ class ControlServer:
             if handler is None and behavior is not None:
                 handler = behavior.commands.get(command)
             if handler is None:
+                handler = getattr(self.peripheral, "commands", {}).get(command)
+            if handler is None:
                 raise ValueError(f"unknown command {command!r}")
             result = handler(request)
             if asyncio.iscoroutine(result):
                 result = await result
-            return {"ok": True, **(result or {})}
+            answer = {"ok": True, **(result or {})}
+            if command == "subscribe":
+                answer["_subscribe"] = True
+            return answer
         except Exception as error:
             log.info("control: %s failed: %s", line[:200], error)
             return {"ok": False, "error": f"{type(error).__name__}: {error}"}
@@ -99,6 +122,27 @@ class ControlServer:
                                  "muted": [f"0x{op:04X}" for op in sorted(port.muted)]}
                           for name, port in self.host_ports.items()}
         return state
+
+    async def cmd_events(self, request):
+        """Events since index `since` (default 0); with `wait` (an event name or a list of
+        them, and optional `match` fields), first waits up to `timeout` s for such an event."""
+        events = self.peripheral.events
+        since = _int(request.get("since"), 0)
+        matched = None
+        if request.get("wait") is not None:
+            names = request["wait"] if isinstance(request["wait"], list) else [request["wait"]]
+            match = request.get("match") or {}
+            matched = await events.wait_for(
+                lambda e: e["event"] in names and all(e.get(k) == v for k, v in match.items()),
+                since=since, timeout=float(request.get("timeout", 5)))
+        return {"events": events.since(since), "next": len(events.events), "matched": matched}
+
+    def cmd_subscribe(self, request):
+        """The answer carries the events so far (from `since`, default the end: none); the
+        connection then streams each new one (handled in _client)."""
+        events = self.peripheral.events
+        since = _int(request.get("since"), len(events.events))
+        return {"events": events.since(since), "next": len(events.events)}
 
     def cmd_writes(self, request):
         writes = list(self.peripheral.profile.writes)

@@ -27,6 +27,8 @@ from bumble import hci, ll
 from bumble.controller import Controller
 from bumble.snoop import Snooper
 
+from .controller_crypto import CRYPTO_COMMANDS, ControllerCrypto
+
 log = logging.getLogger("peer.hostside")
 
 HCI_RESET_OPCODE = 0x0C03
@@ -72,8 +74,11 @@ class H4Splitter:
 
 
 # ---------------------------------------------------------------------------------------
-class PeerController(Controller):
-    """bumble's controller with the fixes this peer needs on the host-facing side."""
+class PeerController(ControllerCrypto, Controller):
+    """bumble's controller with the fixes this peer needs on the host-facing side (and the
+    LE Encrypt / P-256 / DHKey commands stock leaves unanswered: controller_crypto.py)."""
+
+    supported_commands = Controller.supported_commands | CRYPTO_COMMANDS
 
     def __init__(self, name, link, public_address, legacy_reports: bool):
         super().__init__(name, link=link, public_address=public_address)

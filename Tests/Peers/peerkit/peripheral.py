@@ -17,6 +17,9 @@ from bumble.device import (
 from bumble.host import Host
 
 from .gattjson import address_text, database, uuid_text
+from .pairing import PairingAgent, PairingOptions
+from .pairing_control import pairing_commands
+from .pairing_events import EventLog
 from .profiles import Profile
 
 log = logging.getLogger("peer.peripheral")
@@ -27,7 +30,8 @@ ATT_HANDLE_VALUE_NOTIFICATION = 0x1B
 
 class Peripheral:
     def __init__(self, link, profile: Profile, address: str, random: bool,
-                 extended: bool, interval_ms: float):
+                 extended: bool, interval_ms: float, pairing: PairingOptions | None = None,
+                 events: EventLog | None = None):
         self.link = link
         self.profile = profile
         self.random = random
@@ -57,6 +61,13 @@ class Peripheral:
         self.device = Device(config=config,
                              host=Host(controller_source=self.controller, controller_sink=self.controller))
         self.device.add_services(profile.services)
+        # What the peer did, for the control channel's `events` (pairing reports there).
+        self.events = events or EventLog()
+        # bumble's Security Manager with its stock defects fixed (peerkit/pairing.py); None
+        # leaves the stock one in place.
+        self.pairing = PairingAgent(self.device, pairing, self.events) if pairing is not None else None
+        # Control commands beyond the profile's own (ControlServer looks here too).
+        self.commands = pairing_commands(self.pairing, lambda: self.connection) if self.pairing is not None else {}
 
         self.connection = None
         self.connections_seen = 0
@@ -211,6 +222,8 @@ class Peripheral:
             "connections": self.connections_seen,
             "advertisingData": self.advertising_data.hex(),
             "profile": self.profile.name,
+            **({"security": self.pairing.link_security(c).describe(), "pairing": self.pairing.state()}
+               if self.pairing is not None else {}),
             **(self.behavior.state() if self.behavior is not None else {}),
         }
 

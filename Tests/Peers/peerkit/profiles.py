@@ -161,6 +161,8 @@ from .mirror import mirror  # noqa: E402  (these modules import Profile from her
 from .scales import bcs, miscale, miscale2, scale  # noqa: E402
 
 from .vendor_scales import beurer, icomon, onebyone, qn, qn_broadcast, yunmai  # noqa: E402
+from .secure_profile import secure  # noqa: E402
 
 PROFILES.update({"mirror": mirror, "scale": scale, "bcs": bcs, "miscale": miscale, "miscale2": miscale2,
                  "qn": qn, "qn-broadcast": qn_broadcast, "icomon": icomon, "onebyone": onebyone, "yunmai": yunmai, "beurer": beurer})
+PROFILES["secure"] = secure
