@@ -197,6 +197,24 @@ struct ServePeerTests {
         #expect(serving.stop().code == 0)
     }
 
+    /// Every scale family `serve` plays by driver id, weighed by hwprobe's own driver on the
+    /// second controller: the served device side (written from openScale, xiaomi-ble and the
+    /// vendors' captures: Sources/Peripherals/Devices) and the driver (Plugins/) are two
+    /// implementations of each protocol, and the weight comes through exactly.
+    @Test(arguments: ["qn-scale", "qn-broadcast", "yunmai", "onebyone-eufy", "beurer-sanitas", "icomon-mgb", "mi-scale"])
+    func weighReadsEachServedScaleFamily(_ family: String) async throws {
+        let central = try await Self.central.value
+        let serving = try Serving(["--hci", central.hosts[0].description, "\(family)?weight=80.5&advertising=extended"])
+        let advertising = try #require(await serving.line(containing: "\"advertising\""))
+        let address = try #require(try JSONShape.parse(advertising)["address"]?.string)
+        let run = await TimedRun.run(["weigh", "--hci", central.hosts[1].description, address, "--timeout", "20", "--json"])
+        #expect(run.code == 0, "\(family): \(run.out)\(run.err)")
+        let json = try JSONShape.parse(run.out)
+        #expect(json["weightKg"]?.number == 80.5, "\(family): \(run.out)")
+        #expect(json["driver"]?.string == family, "\(family): \(run.out)")
+        #expect(serving.stop().code == 0)
+    }
+
     @Test func aProfileFilesSecuredValueIsRefusedAndAWriteIsNotified() async throws {
         let central = try await Self.central.value
         let path = FileManager.default.temporaryDirectory.appending(path: "profile-\(UUID().uuidString).json").path

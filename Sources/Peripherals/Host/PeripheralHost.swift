@@ -127,15 +127,13 @@ package actor PeripheralHost {
             case .tick:
                 timerDeadline = nil
                 await execute(peripheral.advance(to: now))
-                if link == nil, advertisingOn, peripheral.advertising != advertisedFrom {
-                    // A broadcaster's data changed (a replayed scale's reading).
-                    try? await advertiseIfDue()
-                }
+                await reconcileAdvertising()
             case .key(let key):
                 guard var device = peripheral as? any ControllablePeripheral else { continue }
                 let actions = device.perform(key, at: now)
                 peripheral = device
                 await execute(actions)
+                await reconcileAdvertising()
             case .host(let event):
                 await handle(event, at: now)
             }
@@ -256,6 +254,20 @@ package actor PeripheralHost {
     }
 
     // MARK: advertising
+
+    /// A broadcaster advertises only while it has something to say (a scale with someone on it)
+    /// and says something new with each reading: advertising follows the device, on with new data,
+    /// or off.
+    private func reconcileAdvertising() async {
+        guard link == nil || peripheral.advertisesWhileConnected else { return }
+        if peripheral.isAdvertising {
+            guard !advertisingOn || peripheral.advertising != advertisedFrom else { return }
+            do throws(BLEError) { try await advertiseIfDue() } catch { observer(.advertisingFailed("\(error)")) }
+        } else if advertisingOn {
+            await host.stopAdvertising()
+            advertisingOn = false
+        }
+    }
 
     private func advertiseIfDue() async throws(BLEError) {
         guard peripheral.isAdvertising, link == nil || peripheral.advertisesWhileConnected else { return }
