@@ -98,7 +98,7 @@ package struct MiS400BroadcastDevice: ScaleBroadcastDevice {
     /// `plaintext` encrypted and authenticated under `key` (16 bytes) with a 12-byte `nonce`:
     /// the ciphertext and the 4-byte MIC. A key of another length seals nothing (an empty
     /// result the driver cannot verify).
-    static func seal(_ plaintext: [UInt8], key bytes: [UInt8], nonce: [UInt8], associatedData: [UInt8]) -> (ciphertext: [UInt8], mic: [UInt8]) {
+    package static func seal(_ plaintext: [UInt8], key bytes: [UInt8], nonce: [UInt8], associatedData: [UInt8]) -> (ciphertext: [UInt8], mic: [UInt8]) {
         guard let key = SecurityKey(bytes: bytes), nonce.count == 12, plaintext.count < 1 << 24, associatedData.count < 0xFF00 else { return ([], []) }
         func block(_ input: [UInt8]) -> [UInt8] { (try? AES128.encrypt(key: key, block: input).bytes) ?? [UInt8](repeating: 0, count: 16) }
         func padded(_ bytes: [UInt8]) -> [UInt8] { bytes + [UInt8](repeating: 0, count: (16 - bytes.count % 16) % 16) }
