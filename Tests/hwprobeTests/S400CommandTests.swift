@@ -57,7 +57,7 @@ import VirtualController
             let json = try JSONShape.parse(out)
             #expect(json["weightKg"]?.number == 64.8 && json["driver"]?.string == "mi-scale" && json["address"]?.string == Self.address)
             #expect(json["stable"] == .bool(true) || json["stable"] == .number(1))
-            #expect(json["heartRateBpm"]?.number == 68 && json["impedanceOhms"]?.number == 512)
+            #expect(json["heartRateBpm"]?.number == 68)
             #expect(Self.holdsNoKey(out + err))
         }
         let (code, out, _) = await Self.run(["weigh", "--hci", Self.uri, "--bind-key", Self.key])

@@ -1,5 +1,4 @@
 import HAL
-import VirtualController
 
 /// The contract's subcommands (docs/cli.md, "Synopsis" and "Commands"). This table is the
 /// one description of the command line: the parser, `--help`, `hwprobe help`, the shell
@@ -15,7 +14,7 @@ enum Commands {
                                    help: "also write the run's result as JUnit XML or TAP 13 to FILE (repeatable)", value: .file)
     static let shells = ["bash", "zsh", "fish"]
     /// The bench S400's bind key (a demonstration, like the bench backup's password).
-    static let benchBindKey = MiS400BroadcastDevice.demoBindKeyHex
+    static let benchBindKey = SimulatedBench.s400BindKey
     /// Cassettes (docs/cli.md, "Cassettes"): on every command that opens a BLE controller.
     static let record = OptionSpec(name: "--record", valueName: "FILE",
                                    help: "make a cassette of the session in FILE (mode 0600, a new file): BLE, camera frames (beside it in FILE.y4m) and pad commands, to play back with replay:FILE",

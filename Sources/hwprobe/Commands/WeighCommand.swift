@@ -22,15 +22,14 @@ struct WeighCommand: Sendable {
         var driver: String
         var weightKg: Double
         var stable: Bool
-        /// Ohms, when the scale measured them with the weight.
-        var impedanceOhms: Double?
-        /// The pulse, from scales that measure it (the S400).
+        /// The pulse, from scales that measure it (the S400); absent otherwise, so every other
+        /// scale's object is as it always was.
         var heartRateBpm: Int?
         /// The scale encrypts its readings (it was read with a bind key): not printed.
         var encrypted = false
 
         enum CodingKeys: String, CodingKey {
-            case address, driver, weightKg, stable, impedanceOhms, heartRateBpm
+            case address, driver, weightKg, stable, heartRateBpm
         }
     }
 
@@ -181,7 +180,7 @@ struct WeighCommand: Sendable {
                 let encrypted = (chosen.claim.driver as? any BindKeyDriver)?.encryptsReadings(device.advertisement) ?? false
                 return .success(Report(address: device.address.description, driver: chosen.claim.descriptor.id,
                                        weightKg: (reading.kilograms * 1000).rounded() / 1000, stable: true,
-                                       impedanceOhms: reading.impedanceOhms, heartRateBpm: reading.heartRateBpm, encrypted: encrypted))
+                                       heartRateBpm: reading.heartRateBpm, encrypted: encrypted))
             case .unreadable(let problem):
                 await connection.disconnect()
                 return .failure(unreadable(problem, from: device, keys: keys))
