@@ -98,7 +98,10 @@ struct WeighCommand: Sendable {
             console.diagnostic("hwprobe: --save-key: \(address) does not encrypt its readings, so no key was kept for it")
             return 0
         }
-        if case .stored = origin { return 0 }
+        if case .stored(let path) = origin {
+            console.diagnostic("hwprobe: --save-key: the key that read \(address) is the one already kept for it in \(path)")
+            return 0
+        }
         do {
             let path = try BindKeyStore.defaultPath(environment: console.environment)
             var store = try BindKeyStore.load(path: path)
