@@ -43,7 +43,7 @@ let package = Package(
         // What the scale and mirror drivers read from characteristics and advertisements.
         fuzzTarget("standard-scale", [product("StandardScale")]),
         fuzzTarget("mirror", [product("MirrorV1")]),
-        fuzzTarget("mi-scale", [hal, product("MiScale")]),
+        fuzzTarget("mi-scale", [hal, transports, product("MiScale")]),
         // The vendor families' frames and conversations (issue 18).
         fuzzTarget("vendor-scales", [hal, transports, bleProtocol, product("QNScale"), product("IcomonScale"), product("OneByoneScale"),
                                      product("YunmaiScale"), product("BeurerSanitasScale")]),

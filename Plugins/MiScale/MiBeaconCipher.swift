@@ -1,4 +1,5 @@
 import CCrypto
+import Transports
 
 /// MiBeacon version 4 and 5 encryption: AES-128-CCM with the device's 16-byte bind key, a 4-byte
 /// MIC and one byte of associated data, 0x11, as the xiaomi-ble parser decrypts it
@@ -13,13 +14,24 @@ public enum MiBeaconCipher {
     /// byte first, as printed).
     public static func decrypt(_ frame: MiBeaconFrame, mac: [UInt8], bindKey: [UInt8]) throws(MiBeaconError) -> [UInt8] {
         guard bindKey.count == 16 else { throw .badBindKeyLength(bindKey.count) }
+        // withUnsafeBytes rethrows untyped: the typed error goes through a Result.
+        let result = bindKey.withUnsafeBytes { key in Result { () throws(MiBeaconError) in try decrypt(frame, mac: mac, key: key) } }
+        return try result.get()
+    }
+
+    /// The same with a ``BindKey``, whose bytes are read where they are (never copied out).
+    public static func decrypt(_ frame: MiBeaconFrame, mac: [UInt8], bindKey: BindKey) throws(MiBeaconError) -> [UInt8] {
+        try bindKey.withBytes { key throws(MiBeaconError) in try decrypt(frame, mac: mac, key: key) }
+    }
+
+    private static func decrypt(_ frame: MiBeaconFrame, mac: [UInt8], key: UnsafeRawBufferPointer) throws(MiBeaconError) -> [UInt8] {
         guard frame.version >= 4 else { throw .unsupported("version \(frame.version) encryption (only 4 and 5 are read)") }
         let data = frame.bytes
         guard data.count >= frame.objectOffset + 3 + 4 + 1 else { throw .unsupported("too short to hold ciphertext, counter and MIC") }
         let nonce = nonce(frame: frame, mac: frame.macAddress ?? mac)
         let ciphertext = Array(data[frame.objectOffset..<(data.count - 7)])
         let mic = Array(data.suffix(4))
-        guard let plaintext = ccm(decrypt: true, key: bindKey, nonce: nonce, input: ciphertext, tag: mic) else { throw .wrongBindKey }
+        guard let plaintext = ccm(decrypt: true, key: key, nonce: nonce, input: ciphertext, tag: mic) else { throw .wrongBindKey }
         return plaintext.data
     }
 
@@ -29,7 +41,7 @@ public enum MiBeaconCipher {
         guard bindKey.count == 16, extendedCounter.count == 3, mac.count == 6, header.count >= 5,
               let frame = MiBeaconFrame(serviceData: header + objects + extendedCounter + [0, 0, 0, 0]) else { return nil }
         let nonce = nonce(frame: frame, mac: frame.macAddress ?? mac)
-        guard let sealed = ccm(decrypt: false, key: bindKey, nonce: nonce, input: objects, tag: nil) else { return nil }
+        guard let sealed = bindKey.withUnsafeBytes({ ccm(decrypt: false, key: $0, nonce: nonce, input: objects, tag: nil) }) else { return nil }
         return header + sealed.data + extendedCounter + sealed.tag
     }
 
@@ -38,8 +50,9 @@ public enum MiBeaconCipher {
     }
 
     /// AES-128-CCM through libcrypto; nil when the MIC does not verify (or libcrypto fails).
-    private static func ccm(decrypt: Bool, key: [UInt8], nonce: [UInt8], input: [UInt8], tag: [UInt8]?) -> (data: [UInt8], tag: [UInt8])? {
-        guard let cipher = EVP_aes_128_ccm(), let context = EVP_CIPHER_CTX_new() else { return nil }
+    private static func ccm(decrypt: Bool, key: UnsafeRawBufferPointer, nonce: [UInt8], input: [UInt8], tag: [UInt8]?) -> (data: [UInt8], tag: [UInt8])? {
+        guard key.count == 16, let keyBase = key.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              let cipher = EVP_aes_128_ccm(), let context = EVP_CIPHER_CTX_new() else { return nil }
         defer { EVP_CIPHER_CTX_free(context) }
         var length: Int32 = 0
         var output = [UInt8](repeating: 0, count: max(1, input.count))
@@ -53,7 +66,7 @@ public enum MiBeaconCipher {
             ? EVP_CIPHER_CTX_ctrl(context, 0x11, Int32(micLength), nil)
             : expected.withUnsafeMutableBytes { EVP_CIPHER_CTX_ctrl(context, 0x11, Int32(micLength), $0.baseAddress) }
         guard tagSet == 1 else { return nil }
-        let keyed = key.withUnsafeBufferPointer { k in nonce.withUnsafeBufferPointer { n in initialise(context, nil, nil, k.baseAddress, n.baseAddress) } }
+        let keyed = nonce.withUnsafeBufferPointer { n in initialise(context, nil, nil, keyBase, n.baseAddress) }
         guard keyed == 1 else { return nil }
         let update = decrypt ? EVP_DecryptUpdate : EVP_EncryptUpdate
         // CCM needs the total length first, then the associated data, then the text in one go.

@@ -1,4 +1,5 @@
 import HAL
+import Transports
 
 /// What the Xiaomi Body Composition Scale S400 (MJTZC01YM, MJTZC03YM) says in its encrypted
 /// MiBeacon advertisements: object 0x6E16, 9 bytes — profile id (1), a 32-bit word packing mass
@@ -47,16 +48,25 @@ public struct S400Measurement: Hashable, Sendable {
     /// frame carries none (another object, an idle frame). `mac` is the advertiser's address,
     /// most significant byte first.
     public static func read(serviceData: [UInt8], mac: [UInt8], bindKey: [UInt8]?) throws(MiBeaconError) -> S400Measurement? {
+        try read(serviceData: serviceData) { frame throws(MiBeaconError) in
+            guard let bindKey else { throw .needsBindKey }
+            return try MiBeaconCipher.decrypt(frame, mac: mac, bindKey: bindKey)
+        }
+    }
+
+    /// The same with a ``BindKey`` (the driver's way: the key's bytes are never copied out).
+    public static func read(serviceData: [UInt8], mac: [UInt8], key: BindKey?) throws(MiBeaconError) -> S400Measurement? {
+        try read(serviceData: serviceData) { frame throws(MiBeaconError) in
+            guard let key else { throw .needsBindKey }
+            return try MiBeaconCipher.decrypt(frame, mac: mac, bindKey: key)
+        }
+    }
+
+    private static func read(serviceData: [UInt8], decrypt: (MiBeaconFrame) throws(MiBeaconError) -> [UInt8]) throws(MiBeaconError) -> S400Measurement? {
         guard let frame = MiBeaconFrame(serviceData: serviceData) else { throw .unsupported("shorter than its header") }
         guard !frame.isMesh else { throw .unsupported("mesh frames") }
         guard frame.includesObjects else { return nil }
-        let objects: [UInt8]
-        if frame.isEncrypted {
-            guard let bindKey else { throw .needsBindKey }
-            objects = try MiBeaconCipher.decrypt(frame, mac: mac, bindKey: bindKey)
-        } else {
-            objects = Array(serviceData[frame.objectOffset...])
-        }
+        let objects = frame.isEncrypted ? try decrypt(frame) : Array(serviceData[frame.objectOffset...])
         var offset = 0
         while offset + 3 <= objects.count {
             let type = UInt16(objects[offset]) | UInt16(objects[offset + 1]) << 8

@@ -17,6 +17,9 @@ struct HWProbe: Sendable {
     var hapticClock: any Clock<Duration> = ContinuousClock()
     /// For tests: a scripted person pressing keys on each screen of an interactive flow.
     var person: (@Sendable (Screen) -> [Key])?
+    /// The bind keys this run reads encrypted broadcasts with (`--bind-key`, and the kept ones):
+    /// the registry's drivers have them too (``withBindKeys(_:)``).
+    var bindKeys = BindKeys()
 
     func run(_ arguments: [String]) async -> Int32 {
         // One interrupt policy for the whole command; if a signal must end it before the command
@@ -66,7 +69,7 @@ struct HWProbe: Sendable {
         let checkCases = Locked<(suite: String, cases: [RunReport.Case])?>(nil)
         let details = Locked(RunDetails())
         do {
-            code = try await dispatch(invocation, checkCases: checkCases, details: details)
+            code = try await withBindKeys(invocation).dispatch(invocation, checkCases: checkCases, details: details)
         } catch {
             if invocation.wantsJSON { console.out(JSON.error(error)) }
             console.err("hwprobe \(invocation.command): \(error.message)\n")
@@ -87,6 +90,19 @@ struct HWProbe: Sendable {
             if !reports.write(report, console: console), code == ExitCode.success { code = 3 }
         }
         return code
+    }
+
+    /// This CLI with the run's bind keys in its registry, for the commands that take them; a
+    /// malformed key is a usage error before anything opens.
+    private func withBindKeys(_ invocation: Invocation) throws(CLIFailure) -> HWProbe {
+        guard BindKeyArguments.commands.contains(invocation.command) else { return self }
+        let console = console
+        let keys = try BindKeyArguments.keys(for: invocation, environment: console.environment, warn: { console.diagnostic($0) })
+        guard !keys.isEmpty else { return self }
+        var keyed = self
+        keyed.bindKeys = keys
+        keyed.registry = registry.with(bindKeys: keys)
+        return keyed
     }
 
     private func dispatch(_ invocation: Invocation, checkCases: Locked<(suite: String, cases: [RunReport.Case])?>,
@@ -187,7 +203,7 @@ struct HWProbe: Sendable {
             return try await ImportCommand(console: console, bench: bench, registry: registry, questions: importQuestions, person: person,
                                            media: transports.media).run(invocation)
         case "weigh":
-            return try await WeighCommand(console: console, registry: registry, transports: transports, details: details).run(invocation)
+            return try await WeighCommand(console: console, registry: registry, transports: transports, details: details, bindKeys: bindKeys).run(invocation)
         case "gatt":
             return try await GattCommand(console: console, transports: transports).run(invocation)
         case "watch":

@@ -72,9 +72,12 @@ package enum KeyMaterial {
     /// `OPENSSL_cleanse` over the array's bytes where they are. Only for arrays nothing else
     /// shares (a local buffer): a shared one would be copied first and the copy wiped.
     package static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { raw in
-            guard let base = raw.baseAddress, !raw.isEmpty else { return }
-            OPENSSL_cleanse(base, raw.count)
-        }
+        bytes.withUnsafeMutableBytes { wipe($0) }
+    }
+
+    /// `OPENSSL_cleanse` over a buffer the caller owns (a key kept behind a reference).
+    package static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+        OPENSSL_cleanse(base, buffer.count)
     }
 }

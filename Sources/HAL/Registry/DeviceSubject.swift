@@ -35,6 +35,9 @@ extension MatchRule {
             return ad.serviceUUIDs.contains(uuid)
         case (.serviceData(let uuid), .advertisement(let ad)):
             return ad.serviceData[uuid] != nil
+        case (.serviceDataBytes(let uuid, let offset, let bytes), .advertisement(let ad)):
+            guard let data = ad.serviceData[uuid], offset >= 0, data.count >= offset + bytes.count else { return false }
+            return data[offset..<(offset + bytes.count)].elementsEqual(bytes)
         case (.manufacturer(let company, let prefix), .advertisement(let ad)):
             guard let data = ad.manufacturerData[company] else { return false }
             return data.starts(with: prefix)

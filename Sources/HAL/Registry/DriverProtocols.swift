@@ -39,6 +39,35 @@ public protocol Driver: Sendable {
 public protocol BroadcastScaleDriver: Driver {
     /// The reading in this advertisement, or nil when it carries none.
     func reading(from advertisement: Advertisement) -> WeightReading?
+    /// The reading in this advertisement from the device at `address`, or nil when it carries
+    /// none; throws when the device encrypts its readings and they cannot be read (no key, or a
+    /// key that does not decrypt them), so a person hears that instead of seeing nothing. The
+    /// address is there because such encryption binds it in (a MiBeacon's nonce holds the MAC).
+    func reading(from advertisement: Advertisement, sentBy address: BLEAddress) throws(BroadcastReadingError) -> WeightReading?
+}
+
+extension BroadcastScaleDriver {
+    /// By default a driver's readings need no key: the address changes nothing.
+    public func reading(from advertisement: Advertisement, sentBy address: BLEAddress) throws(BroadcastReadingError) -> WeightReading? {
+        reading(from: advertisement)
+    }
+}
+
+/// Why a broadcasting scale's advertisement gave no reading although it carries one: its
+/// readings are encrypted and the key is missing or wrong. The words say what to do.
+public enum BroadcastReadingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No key for this device was given; the text says which key and how to give it.
+    case needsKey(String)
+    /// The key given does not decrypt this device's readings (the integrity check failed, so
+    /// no reading is made up from the wrong plaintext); the text says what to check.
+    case wrongKey(String)
+
+    /// The driver's words.
+    public var description: String {
+        switch self {
+        case .needsKey(let words), .wrongKey(let words): words
+        }
+    }
 }
 
 /// A driver for rumble/LED pads: opens the device a haptics URI names (`usb:`, `hidraw:`,

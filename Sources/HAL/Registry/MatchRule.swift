@@ -4,6 +4,9 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
     case serviceUUID(BluetoothUUID)
     /// The advertisement carries service data for this UUID (broadcast scales).
     case serviceData(BluetoothUUID)
+    /// Service data for this UUID with these bytes at this offset: for a service many products
+    /// share, whose data names the product (Xiaomi's MiBeacon 0xFE95 carries a product id at 2–3).
+    case serviceDataBytes(BluetoothUUID, offset: Int, bytes: [UInt8])
     /// Manufacturer data from this company, optionally starting with these bytes.
     case manufacturer(companyID: UInt16, prefix: [UInt8])
     /// The local name starts with this text.
@@ -35,6 +38,7 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
         case .manufacturer(_, let prefix): 400 + prefix.count
         case .usb, .hidraw: 400
         case .serviceData: 300
+        case .serviceDataBytes(_, _, let bytes): 300 + bytes.count
         case .serviceUUID(let uuid): uuid.shortValue == nil ? 250 : 200
         case .namePrefix(let prefix): 100 + prefix.count
         case .nameContains(let text): 90 + text.count
@@ -51,6 +55,8 @@ public enum MatchRule: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .serviceUUID(let uuid): "service \(uuid)"
         case .serviceData(let uuid): "service data \(uuid)"
+        case .serviceDataBytes(let uuid, let offset, let bytes):
+            "service data \(uuid) with \(Hex.string(bytes, separator: " ")) at byte \(offset)"
         case .manufacturer(let company, let prefix):
             "manufacturer \(Hex.word(company))" + (prefix.isEmpty ? "" : " data " + Hex.string(prefix, separator: " "))
         case .namePrefix(let prefix): "name \"\(prefix)…\""

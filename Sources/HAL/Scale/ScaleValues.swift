@@ -12,16 +12,19 @@ public struct WeightReading: Hashable, Sendable {
     public var loadRemoved: Bool
     /// Body composition fields when the scale measured them.
     public var bodyFatPercent: Double?
+    /// Beats per minute, from scales that measure the pulse through the feet (Xiaomi's S400).
+    public var heartRateBpm: Int?
 
-    /// Builds a reading; by default a plain kilogram weight with no impedance, body fat or step-off.
+    /// Builds a reading; by default a plain kilogram weight with no impedance, body fat, pulse or step-off.
     public init(kilograms: Double, stable: Bool?, displayUnit: WeightUnit = .kilograms,
-                impedanceOhms: Double? = nil, loadRemoved: Bool = false, bodyFatPercent: Double? = nil) {
+                impedanceOhms: Double? = nil, loadRemoved: Bool = false, bodyFatPercent: Double? = nil, heartRateBpm: Int? = nil) {
         self.kilograms = kilograms
         self.stable = stable
         self.displayUnit = displayUnit
         self.impedanceOhms = impedanceOhms
         self.loadRemoved = loadRemoved
         self.bodyFatPercent = bodyFatPercent
+        self.heartRateBpm = heartRateBpm
     }
 }
 
@@ -280,6 +283,9 @@ public enum ScaleEvent: Hashable, Sendable {
     case scanState(MirrorScanStatus)
     /// Where the turntable stands relative to the mirror, for guiding the person to line it up.
     case alignment(Alignment)
+    /// A broadcasting scale's advertisement that carries a reading no one here can read: its
+    /// key is missing or wrong. The scale goes on broadcasting; what to do is the consumer's call.
+    case unreadable(BroadcastReadingError)
     /// The link ended; nothing else follows on this connection.
     case disconnected(DisconnectReason)
 }

@@ -11,7 +11,14 @@ package enum ScalePeripherals {
         OneByoneScaleDevice.driverID, BeurerSanitasScaleDevice.driverID, IcomonScaleDevice.driverID, MiScaleBroadcastDevice.driverID,
     ]
 
-    /// The scale family `driverID` reads, with a person of `weightKilograms` (clamped to
+    /// Families a driver reads under another id, with a key: the S400 (`mi-s400`, read by
+    /// `mi-scale` with its bind key, ``MiS400BroadcastDevice/demoBindKey`` on the bench).
+    package static let keyedFamilyIDs = [MiS400BroadcastDevice.familyID]
+
+    /// Every family `make` knows: the drivers' ids, then the keyed families.
+    package static var familyIDs: [String] { driverIDs + keyedFamilyIDs }
+
+    /// The scale family `driverID` reads (or a keyed family by its id, ``keyedFamilyIDs``), with a person of `weightKilograms` (clamped to
     /// `ScaleSimulation.weightRange`) and, for the families that report it, `composition`;
     /// nil for an id no family here has. Each advertises its model's own name unless `name` is
     /// given (the drivers of the vendor families know them by name, so another name may go
@@ -36,6 +43,7 @@ package enum ScalePeripherals {
         case BeurerSanitasScaleDevice.driverID: return gatt(BeurerSanitasScaleDevice())
         case IcomonScaleDevice.driverID: return gatt(IcomonScaleDevice())
         case MiScaleBroadcastDevice.driverID: return broadcast(MiScaleBroadcastDevice())
+        case MiS400BroadcastDevice.familyID: return broadcast(MiS400BroadcastDevice())
         default: return nil
         }
     }

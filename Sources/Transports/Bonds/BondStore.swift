@@ -41,6 +41,12 @@ package struct BondStore: Sendable, CustomStringConvertible {
     /// `$XDG_STATE_HOME/hwprobe/bonds/<controller>.json`, or under `$HOME/.local/state` when
     /// XDG_STATE_HOME is unset or not absolute (the XDG Base Directory rule).
     package static func defaultPath(controller: BLEAddress, environment: [String: String]) throws(BondStoreError) -> String {
+        try directory(environment: environment) + "/" + controller.description + ".json"
+    }
+
+    /// `$XDG_STATE_HOME/hwprobe/bonds`, or `$HOME/.local/state/hwprobe/bonds`: where the bond
+    /// stores (and the bind key store, ``BindKeyStore``) live.
+    package static func directory(environment: [String: String]) throws(BondStoreError) -> String {
         let state: String
         if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
             state = xdg
@@ -49,7 +55,7 @@ package struct BondStore: Sendable, CustomStringConvertible {
         } else {
             throw .noHome
         }
-        return state + "/hwprobe/bonds/" + controller.description + ".json"
+        return state + "/hwprobe/bonds"
     }
 
     /// The store at `path`; an empty one when the file does not exist yet.

@@ -94,6 +94,10 @@ struct SimulatedBench: Sendable {
     /// The bench person's weight.
     static let weightKilograms = 72.35
 
+    /// The bind key of the bench's S400 (`sim:?scale=mi-s400`), as `--bind-key` takes it: a
+    /// demonstration, like the bench backup's password.
+    static let s400BindKey = MiS400BroadcastDevice.demoBindKeyHex
+
     /// Our host stack over the bench's controller, on the bench's clock.
     func central(uri: DeviceURI = .simulatedBench, snoopPath: String? = nil, events: HostEventHandler? = nil,
                  tap: (any HCIPacketTap)? = nil) async throws(BLEError) -> BLECentral {

@@ -12,8 +12,8 @@ struct SimulatedScenario: Hashable, Sendable {
     var backup = BackupView.complete
     /// Departures from docs/mirror-gatt-v1.md (`deviation=a,b`), for seeing `check` catch them.
     var deviations: Set<MirrorPeripheral.Deviation> = []
-    /// Which family the bench's scale is (`scale=ID`, a scale driver's id); nil: the standard
-    /// scale the bench has always had.
+    /// Which family the bench's scale is (`scale=ID`, a scale driver's id, or `mi-s400`, which
+    /// `mi-scale` reads with the demo bind key); nil: the standard scale the bench has always had.
     var scale: String?
     /// The weight the bench's person has (`weight=KG`); nil: the bench's 72.35 kg.
     var weightKilograms: Double?
@@ -76,8 +76,8 @@ struct SimulatedScenario: Hashable, Sendable {
             }
         }
         if let family = options["scale"] {
-            guard ScalePeripherals.driverIDs.contains(family) else {
-                throw Self.usage("scale=\(family) is not a scale family the bench has (one of \(ScalePeripherals.driverIDs.joined(separator: ", ")))")
+            guard ScalePeripherals.familyIDs.contains(family) else {
+                throw Self.usage("scale=\(family) is not a scale family the bench has (one of \(ScalePeripherals.familyIDs.joined(separator: ", ")))")
             }
             scale = family
         }

@@ -13,19 +13,27 @@ enum Commands {
     static let report = OptionSpec(name: "--report", valueName: "junit:FILE|tap:FILE", repeatable: true,
                                    help: "also write the run's result as JUnit XML or TAP 13 to FILE (repeatable)", value: .file)
     static let shells = ["bash", "zsh", "fish"]
+    /// The bench S400's bind key (a demonstration, like the bench backup's password).
+    static let benchBindKey = SimulatedBench.s400BindKey
     /// Cassettes (docs/cli.md, "Cassettes"): on every command that opens a BLE controller.
     static let record = OptionSpec(name: "--record", valueName: "FILE",
                                    help: "make a cassette of the session in FILE (mode 0600, a new file): BLE, camera frames (beside it in FILE.y4m) and pad commands, to play back with replay:FILE",
                                    value: .file)
     static let anonymize = OptionSpec(name: "--anonymize",
                                       help: "with --record: replace addresses, names and serial numbers in the cassette (the same one the same way), to share it")
+    /// Scales that encrypt their advertisements (Xiaomi's S400): docs/cli.md, "Bind keys".
+    static let bindKey = OptionSpec(name: "--bind-key", valueName: "KEY", repeatable: true,
+                                    help: "read a scale that encrypts its advertisements (Xiaomi S400) with its 16-byte bind key: KEY is 32 hex digits, "
+                                        + "or ADDRESS=HEX for one scale (repeatable); never printed")
+    static let saveKey = OptionSpec(name: "--save-key",
+                                    help: "keep the --bind-key that read the scale, for its address, so later runs read it without one")
 
     static let all: [CommandSpec] = [
-        CommandSpec(name: "list", synopsis: "hwprobe [list] [--hci URI]... [--scan-seconds S] [--record FILE [--anonymize]] [--json]",
+        CommandSpec(name: "list", synopsis: "hwprobe [list] [--hci URI]... [--scan-seconds S] [--bind-key KEY]... [--record FILE [--anonymize]] [--json]",
                     summary: "List HCI controllers, cameras, haptic devices and serial ports, and scan for BLE peripherals on each --hci.",
                     options: [OptionSpec(name: "--hci", valueName: "URI", repeatable: true, help: hci.help, value: hci.value),
                               OptionSpec(name: "--scan-seconds", valueName: "S", help: "how long to scan for peripherals (default 3)"),
-                              record, anonymize, json],
+                              bindKey, record, anonymize, json],
                     examples: [
                         Example(line: "hwprobe list", what: "controllers, cameras, pads and serial ports; what cannot be seen is listed under problems"),
                         Example(line: "hwprobe list --hci sim: --json", what: "plus a BLE scan of the simulated bench with the driver claiming each peripheral, as JSON"),
@@ -63,12 +71,12 @@ enum Commands {
                         Example(line: "hwprobe gatt --hci uart:/dev/ttyACM0 C0:FF:EE:00:4F:2A/random --json --btsnoop /tmp/gatt.btsnoop",
                                 what: "through a Zephyr hci_uart board, as JSON, with the HCI traffic kept for Wireshark"),
                     ]),
-        CommandSpec(name: "watch", synopsis: "hwprobe watch [--hci URI]... [--seconds S] [--record FILE [--anonymize]] [--json]",
+        CommandSpec(name: "watch", synopsis: "hwprobe watch [--hci URI]... [--seconds S] [--bind-key KEY]... [--record FILE [--anonymize]] [--json]",
                     summary: "Report what appears and disappears while it runs: controllers, cameras, pads and serial ports from the "
                         + "kernel's hotplug events, peripherals from advertisements on each --hci (removed after 10 s unheard).",
                     options: [OptionSpec(name: "--hci", valueName: "URI", repeatable: true, help: hci.help, value: hci.value),
                               OptionSpec(name: "--seconds", valueName: "S", help: "stop after S seconds (default: at Ctrl-C)"),
-                              record, anonymize,
+                              bindKey, record, anonymize,
                               OptionSpec(name: "--json", help: "one JSON object per line: {\"event\", \"section\", \"device\", \"t\"}")],
                     examples: [
                         Example(line: "hwprobe watch --json", what: "hotplug of cameras, pads, controllers and serial ports as JSON lines"),
@@ -87,17 +95,24 @@ enum Commands {
                         Example(line: "hwprobe check --hci hci:0 C0:FF:EE:00:4F:2A --report junit:results/mirror.xml",
                                 what: "a mirror build on the bench, with a JUnit report for CI"),
                     ]),
-        CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--record FILE [--anonymize]] [--report junit:FILE|tap:FILE]... [--json]",
+        CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--bind-key KEY [--save-key]]... [--record FILE [--anonymize]] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS. "
-                        + "The scale must be seen within 10 s (or --timeout, if shorter): otherwise it is not found (exit 3).",
+                        + "The scale must be seen within 10 s (or --timeout, if shorter): otherwise it is not found (exit 3). "
+                        + "A scale that encrypts its advertisements (Xiaomi S400) needs its bind key: without one exit 2, "
+                        + "with a wrong one exit 1 (\"the bind key does not decrypt this scale's advertisements\"). "
+                        + "The bench's S400 (sim:?scale=mi-s400) has the demo bind key \(benchBindKey).",
                     options: [hci, OptionSpec(name: "--timeout", valueName: "S",
                                               help: "give up after S seconds in all (default 30); finding the scale may take 10 of them"),
-                              record, anonymize, report, json],
+                              bindKey, saveKey, record, anonymize, report, json],
                     positionals: [PositionalSpec(name: "ADDRESS", help: "the scale to use (optional)")], required: ["--hci"],
                     examples: [
                         Example(line: "hwprobe weigh --hci sim:", what: "the simulated bench's scale"),
                         Example(line: "hwprobe weigh --hci sim:?scale=qn-scale",
                                 what: "the bench's scale as a QN / Yolanda scale (scale= takes any scale driver's id, weight=KG the weight)"),
+                        Example(line: "hwprobe weigh --hci sim:?scale=mi-s400 --bind-key \(benchBindKey)",
+                                what: "the bench's scale as a Xiaomi S400, its encrypted advertisements read with the demo bind key"),
+                        Example(line: "hwprobe weigh --hci hci:0 D4:12:3A:00:18:1D --bind-key D4:12:3A:00:18:1D=\(benchBindKey) --save-key",
+                                what: "read an S400 with its key and keep the key for it: later runs need no --bind-key"),
                         Example(line: "hwprobe weigh --hci hci:0 --timeout 60 --json", what: "the first scale the kernel's hci0 hears, waiting up to a minute"),
                         Example(line: "hwprobe weigh --hci hci:0 --record scale.cassette", what: "weigh, and keep the session as a cassette"),
                         Example(line: "hwprobe weigh --hci replay:scale.cassette --json", what: "the same scale again, played from the cassette with no hardware"),

@@ -164,7 +164,11 @@ struct ListCommand: Sendable {
 
     func peripheral(_ device: DiscoveredDevice, hci: String) -> ListReport.Peripheral {
         let claim = registry.claim(.advertisement(device.advertisement))
-        let weight = (claim?.driver as? any BroadcastScaleDriver)?.reading(from: device.advertisement)?.kilograms
+        var weight: Double?
+        var note: String?
+        if let broadcast = claim?.driver as? any BroadcastScaleDriver {
+            do throws(BroadcastReadingError) { weight = try broadcast.reading(from: device.advertisement, sentBy: device.address)?.kilograms } catch { note = error.description }
+        }
         // Unclaimed but scale-like: say so, and what it resembles (issue 18).
         let likeness = claim == nil ? ScaleResemblance.likeness(of: .advertisement(device.advertisement)) : nil
         return ListReport.Peripheral(hci: hci, address: device.address.description, name: device.name,
@@ -173,7 +177,7 @@ struct ListCommand: Sendable {
                                      driver: claim?.descriptor.id,
                                      kind: claim?.descriptor.kind.rawValue ?? (likeness != nil ? DeviceKind.scale.rawValue : nil),
                                      weightKg: weight,
-                                     addressType: device.address.kind.rawValue, reason: claim?.reason, hint: likeness?.hint)
+                                     addressType: device.address.kind.rawValue, reason: claim?.reason, hint: likeness?.hint, note: note)
     }
 }
 

@@ -36,7 +36,7 @@ enum ListTable {
         if !report.peripherals.isEmpty || report.problems.contains(where: { $0.section == .peripherals }) {
             section("BLE peripherals", report.peripherals.map { p in
                 [p.hci, p.address, p.addressType, p.name ?? "(no name)", "\(p.rssi) dBm", claim(p),
-                 p.weightKg.map { "\(formatKilograms($0)) kg" } ?? "", p.services.joined(separator: ",")]
+                 p.weightKg.map { "\(formatKilograms($0)) kg" } ?? p.note.map { "(\($0))" } ?? "", p.services.joined(separator: ",")]
             }, empty: "none seen")
         }
         if !report.problems.isEmpty {

@@ -14,12 +14,23 @@ struct WeighCommand: Sendable {
     var transports: TransportFactory
     /// Where `--report` learns the scale used and what it weighed.
     var details: Locked<RunDetails>?
+    /// The run's bind keys (the registry's drivers have them): what `--save-key` keeps.
+    var bindKeys = BindKeys()
 
     struct Report: Encodable {
         var address: String
         var driver: String
         var weightKg: Double
         var stable: Bool
+        /// The pulse, from scales that measure it (the S400); absent otherwise, so every other
+        /// scale's object is as it always was.
+        var heartRateBpm: Int?
+        /// The scale encrypts its readings (it was read with a bind key): not printed.
+        var encrypted = false
+
+        enum CodingKeys: String, CodingKey {
+            case address, driver, weightKg, stable, heartRateBpm
+        }
     }
 
     static let resolution = 0.005
@@ -57,7 +68,7 @@ struct WeighCommand: Sendable {
         }
         let outcome = await Self.weigh(on: transport, wanted: wanted, registry: registry, clock: clock,
                                        deadline: .milliseconds(Int64(seconds * 1000)), hci: uri.description,
-                                       status: { console.status($0) }, statusTicks: console.errIsTerminal)
+                                       status: { console.status($0) }, statusTicks: console.errIsTerminal, keys: bindKeys)
         console.status(nil)
         await close()
         switch outcome {
@@ -67,11 +78,39 @@ struct WeighCommand: Sendable {
                 $0.set("driver", report.driver)
                 $0.set("weightKg", String(report.weightKg))
             }
+            let pulse = report.heartRateBpm.map { ", pulse \($0) bpm" } ?? ""
             console.out(invocation.wantsJSON ? JSON.encode(report)
-                        : "\(formatKilograms(report.weightKg)) kg from \(report.address) (\(report.driver))\n")
+                        : "\(formatKilograms(report.weightKg)) kg from \(report.address) (\(report.driver))\(pulse)\n")
+            if invocation.has(BindKeyArguments.save) { return try saveKey(for: report) }
             return 0
         case .failure(let failure):
             throw failure
+        }
+    }
+
+    /// `--save-key`: the key that read the scale kept for its address. Only a key that did read
+    /// it (its MIC verified, or there would be no weight) is kept; a scale that encrypts
+    /// nothing keeps no key. A store that cannot be written ends the run with exit 3, the weight
+    /// already printed (as a `--report` that cannot be written does).
+    private func saveKey(for report: Report) throws(CLIFailure) -> Int32 {
+        guard let address = BLEAddress(string: report.address) else { return 0 }
+        guard report.encrypted, let (key, origin) = bindKeys.key(for: address) else {
+            console.diagnostic("hwprobe: --save-key: \(address) does not encrypt its readings, so no key was kept for it")
+            return 0
+        }
+        if case .stored(let path) = origin {
+            console.diagnostic("hwprobe: --save-key: the key that read \(address) is the one already kept for it in \(path)")
+            return 0
+        }
+        do {
+            let path = try BindKeyStore.defaultPath(environment: console.environment)
+            var store = try BindKeyStore.load(path: path)
+            store.set(key, for: address)
+            try store.save()
+            console.diagnostic("hwprobe: kept the bind key for \(address) in \(path): later runs read it without --bind-key")
+            return 0
+        } catch {
+            throw CLIFailure(kind: .device, message: "--save-key: \(error)")
         }
     }
 
@@ -81,16 +120,16 @@ struct WeighCommand: Sendable {
     static func weigh(on transport: any ScaleTransport, wanted: BLEAddress?, registry: DriverRegistry,
                       clock: any Clock<Duration>, deadline: Duration, scanWindow: Duration = scanWindow,
                       hci: String = "the controller", status: @escaping @Sendable (String?) -> Void = { _ in },
-                      statusTicks: Bool = true) async -> Result<Report, CLIFailure> {
+                      statusTicks: Bool = true, keys: BindKeys = BindKeys()) async -> Result<Report, CLIFailure> {
         await weighOpened(on: transport, wanted: wanted, registry: registry, clock: clock, deadline: deadline, scanWindow: scanWindow,
-                          hci: hci, status: status, statusTicks: statusTicks)
+                          hci: hci, status: status, statusTicks: statusTicks, keys: keys)
     }
 
     /// The clock opened, so instants can be kept and compared.
     private static func weighOpened<C: Clock<Duration>>(on transport: any ScaleTransport, wanted: BLEAddress?, registry: DriverRegistry,
                                                         clock: C, deadline: Duration, scanWindow: Duration, hci: String,
                                                         status: @escaping @Sendable (String?) -> Void,
-                                                        statusTicks: Bool) async -> Result<Report, CLIFailure> {
+                                                        statusTicks: Bool, keys: BindKeys) async -> Result<Report, CLIFailure> {
         let start = clock.now
         let search = Search(wanted: wanted, registry: registry, hci: hci, window: min(scanWindow, deadline), ticking: statusTicks)
         let chosen: Search.Found
@@ -102,7 +141,7 @@ struct WeighCommand: Sendable {
         let remaining = deadline - start.duration(to: clock.now)
         let lastReading = Locked<Double?>(nil)
         return await withTaskGroup(of: Result<Report, CLIFailure>.self) { group in
-            group.addTask { await connectAndSettle(chosen, on: transport, lastReading: lastReading, status: status) }
+            group.addTask { await connectAndSettle(chosen, on: transport, lastReading: lastReading, status: status, keys: keys) }
             group.addTask {
                 try? await clock.sleep(for: remaining)
                 let last = lastReading.value.map { " (the last reading was \(formatKilograms($0)) kg)" } ?? ""
@@ -116,7 +155,7 @@ struct WeighCommand: Sendable {
     }
 
     private static func connectAndSettle(_ chosen: Search.Found, on transport: any ScaleTransport, lastReading: Locked<Double?>,
-                                         status: @Sendable (String?) -> Void) async -> Result<Report, CLIFailure> {
+                                         status: @Sendable (String?) -> Void, keys: BindKeys) async -> Result<Report, CLIFailure> {
         let device = chosen.device
         let who = "\(device.name ?? "the scale") (\(device.address))"
         let broadcasts = chosen.claim.driver is any BroadcastScaleDriver
@@ -141,8 +180,13 @@ struct WeighCommand: Sendable {
                     continue
                 }
                 await connection.disconnect()
+                let encrypted = (chosen.claim.driver as? any BindKeyDriver)?.encryptsReadings(device.advertisement) ?? false
                 return .success(Report(address: device.address.description, driver: chosen.claim.descriptor.id,
-                                       weightKg: (reading.kilograms * 1000).rounded() / 1000, stable: true))
+                                       weightKg: (reading.kilograms * 1000).rounded() / 1000, stable: true,
+                                       heartRateBpm: reading.heartRateBpm, encrypted: encrypted))
+            case .unreadable(let problem):
+                await connection.disconnect()
+                return .failure(unreadable(problem, from: device, keys: keys))
             case .disconnected(let reason):
                 return .failure(CLIFailure(kind: .disconnected, message: "the scale disconnected before a stable reading: \(reason)"))
             default:
@@ -150,6 +194,23 @@ struct WeighCommand: Sendable {
             }
         }
         return .failure(CLIFailure(kind: .disconnected, message: "the scale went away before a stable reading"))
+    }
+
+    /// A broadcast that carries a reading no key here reads. No key: a usage error (exit 2: the
+    /// command needs `--bind-key`). A wrong key: `wrongPassword`, exit 1 (the flow ended in
+    /// failure), with where the key came from when it was a kept one.
+    static func unreadable(_ problem: BroadcastReadingError, from device: DiscoveredDevice, keys: BindKeys) -> CLIFailure {
+        let address = device.address
+        switch problem {
+        case .needsKey(let words):
+            return CLIFailure(kind: .usage, message: "\(address): \(words); e.g. \(BindKeyArguments.option) \(address)=HEX")
+        case .wrongKey(let words):
+            var message = "\(address): \(words)"
+            if case .stored(let path)? = keys.key(for: address)?.origin {
+                message += "; the key was the one kept for it in \(path): give the new one with \(BindKeyArguments.option) \(address)=HEX \(BindKeyArguments.save)"
+            }
+            return CLIFailure(kind: .wrongPassword, message: message, exitOverride: 1)
+        }
     }
 
     /// `10 s`, `2.5 s`: how the CLI says a duration to a person.

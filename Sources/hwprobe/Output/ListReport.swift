@@ -59,9 +59,12 @@ struct ListReport: Codable, Equatable, Sendable {
         /// For a device no driver claims that looks like a scale: the family it resembles and
         /// what would be needed (issue 18). `kind` is then `scale` and `driver` an explicit null.
         var hint: String?
+        /// For a claimed device whose reading cannot be read: why (a scale that encrypts its
+        /// advertisements, with no bind key or a wrong one). Never the key.
+        var note: String?
 
         enum CodingKeys: String, CodingKey {
-            case hci, address, name, rssi, services, driver, kind, weightKg, addressType, reason, hint
+            case hci, address, name, rssi, services, driver, kind, weightKg, addressType, reason, hint, note
         }
 
         /// As synthesised, except that a hinted device says `"driver": null` outright: the
@@ -79,6 +82,7 @@ struct ListReport: Codable, Equatable, Sendable {
             try container.encode(addressType, forKey: .addressType)
             try container.encodeIfPresent(reason, forKey: .reason)
             try container.encodeIfPresent(hint, forKey: .hint)
+            try container.encodeIfPresent(note, forKey: .note)
         }
     }
 

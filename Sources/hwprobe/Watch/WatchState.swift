@@ -124,6 +124,9 @@ struct WatchState: Sendable {
         if merged.driver == nil, merged.hint == nil {
             (merged.driver, merged.kind, merged.reason, merged.hint) = (old.driver, old.kind, old.reason, old.hint)
         }
+        // An advertisement with neither a reading nor a reason for none (an idle frame) leaves
+        // what the last one said.
+        if merged.weightKg == nil, merged.note == nil { merged.note = old.note }
         if merged.weightKg == nil { merged.weightKg = old.weightKg }
         return merged
     }
@@ -131,7 +134,7 @@ struct WatchState: Sendable {
     static func event(_ kind: Event.Kind, _ peripheral: ListReport.Peripheral) -> Event {
         var words = [peripheral.name ?? "(no name)", "\(peripheral.address) (\(peripheral.addressType))"]
         if let kind = peripheral.kind { words.append(kind + (peripheral.driver.map { ", driver \($0)" } ?? "")) }
-        if let weight = peripheral.weightKg { words.append(String(format: "%.2f kg", weight)) }
+        if let weight = peripheral.weightKg { words.append(String(format: "%.2f kg", weight)) } else if let note = peripheral.note { words.append("(\(note))") }
         words.append("on \(peripheral.hci)")
         return Event(kind: kind, section: "peripherals", device: json(peripheral), summary: words.joined(separator: "  "))
     }

@@ -45,7 +45,8 @@ public struct BLEScaleTransport: ScaleTransport {
     }
 }
 
-/// A scale that never connects: each advertisement it sends carries a reading.
+/// A scale that never connects: each advertisement it sends carries a reading (or, encrypted
+/// with a key that is missing or wrong, says it cannot be read).
 final class BroadcastScaleConnection: ScaleConnection {
     let device: DiscoveredDevice
     let events: AsyncStream<ScaleEvent>
@@ -70,7 +71,13 @@ final class BroadcastScaleConnection: ScaleConnection {
                         + ad.manufacturerData.keys.sorted().compactMap { ad.manufacturerData[$0] }
                     guard lastPayload != payload else { continue }
                     lastPayload = payload
-                    if let reading = driver.reading(from: seen.advertisement) { continuation.yield(.weight(reading)) }
+                    do throws(BroadcastReadingError) {
+                        if let reading = try driver.reading(from: seen.advertisement, sentBy: seen.address) { continuation.yield(.weight(reading)) }
+                    } catch {
+                        // A key missing or wrong: said each time a new payload cannot be read,
+                        // never turned into a reading.
+                        continuation.yield(.unreadable(error))
+                    }
                 }
             } catch {
                 continuation.yield(.disconnected(.transportLost("\(error)")))

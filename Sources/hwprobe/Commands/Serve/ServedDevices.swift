@@ -25,7 +25,7 @@ enum ServedDevices {
     /// Every scale family a driver reads, by driver id (`qn-scale`, `mi-scale` …): the device side
     /// of its protocol, at the bench scale's address, with the bench person's body composition.
     static let scaleTable: [String: @Sendable (_ kilograms: Double, _ name: String?) -> (any VirtualPeripheral)?] = Dictionary(
-        uniqueKeysWithValues: ScalePeripherals.driverIDs.filter { $0 != StandardScaleDevice.driverID }.map { id in
+        uniqueKeysWithValues: ScalePeripherals.familyIDs.filter { $0 != StandardScaleDevice.driverID }.map { id in
             (id, { @Sendable kilograms, name -> (any VirtualPeripheral)? in
                 ScalePeripherals.make(driverID: id, weightKilograms: kilograms, address: SimulatedBench().scale.device.address,
                                       composition: .bench, name: name)

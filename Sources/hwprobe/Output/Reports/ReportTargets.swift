@@ -92,7 +92,7 @@ struct ReportTargets: Sendable {
             result = .failed(kind: kind, message: (failure?.message ?? "ended with exit code \(exitCode)") + " (exit \(exitCode))")
         }
         return RunReport(suite: "hwprobe \(command)", started: started, hostname: ProcessInfo.processInfo.hostName,
-                         commandLine: (["hwprobe"] + arguments).joined(separator: " "), properties: properties,
+                         commandLine: (["hwprobe"] + BindKeyArguments.redacted(arguments)).joined(separator: " "), properties: properties,
                          cases: [RunReport.Case(id: "hwprobe.\(command)", title: title, result: result, seconds: seconds)])
     }
 }
