@@ -4,6 +4,7 @@
 #include "CLinuxShims.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <signal.h>
 #include <pthread.h>
 #include <sched.h>
@@ -381,6 +382,26 @@ static void describe(const struct stat *st, hal_file_info *out) {
     out->mode = st->st_mode & 07777;
     out->size = st->st_size;
     out->owner = st->st_uid;
+}
+
+long hal_directory_names(int dirfd, const char *prefix, char *buffer, unsigned long size) {
+    int copy = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    if (copy < 0) return -errno;
+    DIR *dir = fdopendir(copy);
+    if (!dir) { int e = errno; close(copy); return -e; }
+    rewinddir(dir);
+    size_t prefixLength = strlen(prefix);
+    unsigned long used = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        if (strncmp(entry->d_name, prefix, prefixLength) != 0) continue;
+        size_t length = strlen(entry->d_name) + 1;
+        if (used + length > size) continue;
+        memcpy(buffer + used, entry->d_name, length);
+        used += length;
+    }
+    closedir(dir);
+    return (long)used;
 }
 
 int hal_process_exists(int pid) {

@@ -1,5 +1,4 @@
 import CLinuxShims
-import Foundation
 import Glibc
 import Synchronization
 
@@ -397,7 +396,14 @@ package final class PrivateFile: Sendable {
     /// content, a plaintext vault perhaps, which nothing else would ever remove. Only a regular
     /// file of ours (same owner), mode 0600, whose process is gone, is removed.
     private static func removeStaleTemporaries(of name: String, in directory: FileDescriptor, at directoryPath: String) {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directoryPath) else { return }
+        // Listed through the directory already open (no second open by path, which could name
+        // another directory by now).
+        var buffer = [CChar](repeating: 0, count: 64 * 1024)
+        let used = buffer.withUnsafeMutableBufferPointer { raw in
+            hal_directory_names(directory.rawValue, ".\(name.prefix(200)).", raw.baseAddress, UInt(raw.count))
+        }
+        guard used > 0 else { return }
+        let entries = buffer[..<Int(used)].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
         for entry in entries {
             guard let pid = temporaryOwner(entry, for: name), pid != getpid(), hal_process_exists(pid) == 0 else { continue }
             var info = hal_file_info()

@@ -158,6 +158,10 @@ int hal_fstatat_nofollow(int dirfd, const char *name, hal_file_info *out);
 int hal_fstat(int fd, hal_file_info *out);
 /// Whether process `pid` exists (kill(pid, 0) is not ESRCH): 1 yes, 0 no.
 int hal_process_exists(int pid);
+/// The names in the directory open as `dirfd` that begin with `prefix`, each followed by a NUL,
+/// into `buffer` (names that do not fit are left out); read through a duplicate of `dirfd`, so
+/// nothing is opened by path. The bytes written, or -errno.
+long hal_directory_names(int dirfd, const char *prefix, char *buffer, unsigned long size);
 /// open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC): a directory to create, link, rename and fsync in.
 int hal_open_directory(const char *path);
 /// An unnamed regular file in `dirfd`'s file system (O_TMPFILE | O_WRONLY | O_CLOEXEC), mode 0600
