@@ -57,7 +57,9 @@ public enum Hex {
         return out
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
+    /// One hex digit's value, for parsers that write the bytes where they belong (a secret's own
+    /// storage) rather than into an array first.
+    package static func nibble(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10

@@ -33,7 +33,7 @@ public final class BindKey: @unchecked Sendable, CustomStringConvertible, Custom
         var count = 0
         var high: UInt8?
         for character in text.utf8 {
-            guard count < length, let nibble = Self.nibble(character) else {
+            guard count < length, let nibble = Hex.nibble(character) else {
                 count = length + 1
                 break
             }
@@ -81,13 +81,4 @@ public final class BindKey: @unchecked Sendable, CustomStringConvertible, Custom
     public var description: String { "BindKey(\(Self.length) bytes)" }
     /// The same as `description`: the debugger and `dump` see no bytes either.
     public var debugDescription: String { description }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
