@@ -217,4 +217,72 @@ struct HostSecurityTests {
             return
         }
     }
+
+    @Test func asPeripheralTheHostAnswersTheLTKRequestWithTheKeyTheCentralEncryptsWith() async throws {
+        let bench = try await Bench()
+        let host = bench.host
+        let events = await host.peripheralRole()
+        let watching = Task { () -> [PeripheralEvent] in
+            var seen: [PeripheralEvent] = []
+            for await event in events {
+                seen.append(event)
+                if case .secured = event { break }
+            }
+            return seen
+        }
+        let handle: UInt16 = 0x0050
+        bench.controller.inject(PeripheralRoleTests.connectionComplete(handle: handle, peer: PeripheralRoleTests.central, role: 1))
+        let local = await host.localAddress ?? BLEAddress(string: "A0:A0:A0:00:00:01")!
+        var central = SecurityManager(role: .central, configuration: SecurityConfiguration(), localAddress: PeripheralRoleTests.central,
+                                      peerAddress: local)
+        var centralKey: SecurityKey?
+        var reported: [SecurityEffect] = []
+        var seenPDUs = 0
+        var seenReplies = 0
+        var pending = central.handle(.pair, now: .zero)
+        for _ in 0..<100 where reported.isEmpty {
+            for effect in pending {
+                switch effect {
+                case .send(let pdu):
+                    bench.controller.inject(ScriptedController.l2cap(handle: handle, channel: L2CAPFrame.securityManager, pdu.encoded))
+                case .startEncryption(let key):
+                    centralKey = key.ltk
+                    // The controller asks the peripheral's host for the key (LE Long Term Key Request).
+                    bench.controller.inject(ScriptedController.event(0x3E, [0x05] + LittleEndian.u16(handle) + LittleEndian.u64(key.rand)
+                                                                     + LittleEndian.u16(key.ediv)))
+                case .paired, .pairingFailed: reported.append(effect)
+                default: break
+                }
+            }
+            pending = []
+            guard reported.isEmpty else { break }
+            let (pduCount, replyCount) = (seenPDUs, seenReplies)
+            await bench.controller.waitUntil { commands, acl in
+                Bench.smp(acl, handle).count > pduCount || commands.filter { $0.opcode == 0x201A }.count > replyCount
+            }
+            let pdus = bench.smpSent(handle)
+            for pdu in pdus[seenPDUs...] { pending += central.handle(.received(pdu), now: .zero) }
+            seenPDUs = pdus.count
+            let replies = bench.controller.commands.filter { $0.opcode == 0x201A }
+            if replies.count > seenReplies {
+                seenReplies = replies.count
+                let answered = replies.last.flatMap { SecurityKey(littleEndian: Array($0.parameters.dropFirst(2))) }
+                #expect(answered == centralKey, "the host answered the LTK Request with another key")
+                bench.encryptionChanged(handle)
+                pending += central.handle(.encryptionChanged(status: 0, enabled: true), now: .zero)
+            }
+        }
+        guard case .paired(let paired) = reported.first else {
+            Issue.record("the central did not pair: \(reported)")
+            return
+        }
+        let seen = await watching.value
+        #expect(seen.contains(.securityChanged(handle: handle, paired.security)))
+        guard case .secured(handle, .paired(let hostPaired)) = seen.last else {
+            Issue.record("the peripheral role reported no pairing: \(seen)")
+            return
+        }
+        #expect(hostPaired.method == .justWorks && hostPaired.security == paired.security)
+        #expect(bench.bonds.bond(for: PeripheralRoleTests.central)?.peripheralKey?.ltk == centralKey)
+    }
 }
