@@ -32,6 +32,16 @@ struct PairPeerTests {
         // Both stores hold one file each, private to the user.
         let stores = try FileManager.default.contentsOfDirectory(atPath: state + "/hwprobe/bonds")
         #expect(stores.count == 2, "\(stores)")
+        // bonds lists both controllers' stores (key kinds, never values), and forgets on --remove.
+        let listing = CapturedConsole(environment: ["XDG_STATE_HOME": state])
+        #expect(await HWProbe(console: listing.console, listSources: .empty).run(["bonds", "--json"]) == 0, "\(listing.stderr)")
+        #expect(listing.stdout.components(separatedBy: "\"identity\"").count == 3, "\(listing.stdout)")
+        #expect(listing.stdout.contains("\"identity\":\"\(address)\""), "\(listing.stdout)")
+        #expect(listing.stdout.contains("\"keys\":[\"ltk\"]"), "\(listing.stdout)")
+        let removing = CapturedConsole(environment: ["XDG_STATE_HOME": state])
+        #expect(await HWProbe(console: removing.console, listSources: .empty)
+            .run(["bonds", "--hci", central.hosts[1].description, "--remove", address, "--json"]) == 0, "\(removing.stderr)")
+        #expect(removing.stdout.contains("\"bonds\":[]") && !removing.stdout.contains(address), "\(removing.stdout)")
         #expect(serving.stop().code == 0)
     }
 

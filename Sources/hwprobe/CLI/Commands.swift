@@ -207,6 +207,17 @@ enum Commands {
                         Example(line: "hwprobe pair --hci hci:0 C0:FF:EE:00:4F:2A/random --passkey 123456 --json",
                                 what: "Passkey Entry with the passkey the device shows, the outcome as JSON"),
                     ]),
+        CommandSpec(name: "bonds", synopsis: "hwprobe bonds [--hci URI] [--remove ADDRESS|all] [--json]",
+                    summary: "List the bond store: with --hci that controller's bonds, without it every controller's. --remove forgets "
+                        + "one device's bond (or all of the controller's). Identities, key kinds and security; never a key's value.",
+                    options: [OptionSpec(name: "--hci", valueName: "URI", help: "the controller whose bonds to show or change: hci:N, uart:…, tcp:HOST:PORT",
+                                         value: .deviceURI(.hci)),
+                              OptionSpec(name: "--remove", valueName: "ADDRESS", help: "forget this device's bond, or all (needs --hci)"),
+                              OptionSpec(name: "--json", help: "one JSON object: {\"controllers\": [{\"controller\", \"bonds\": [{\"identity\", \"keys\", …}]}]}")],
+                    examples: [
+                        Example(line: "hwprobe bonds", what: "every bond hwprobe keeps"),
+                        Example(line: "hwprobe bonds --hci hci:0 --remove C0:FF:EE:00:4F:2A", what: "forget one device: the next connection pairs again"),
+                    ]),
         CommandSpec(name: "demo", synopsis: "hwprobe demo",
                     summary: "Everything against the simulated bench, with the flows drawn in the terminal.",
                     options: [],
@@ -233,7 +244,7 @@ enum Commands {
 
     /// The command names, for `help COMMAND`: spelled out, since the table cannot read itself while
     /// it is being made (a test checks that they are `all`'s names in order).
-    static let commandNames = ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "serve", "pair", "demo", "help", "completions"]
+    static let commandNames = ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "serve", "pair", "bonds", "demo", "help", "completions"]
 
     private static var globalSpellings: String {
         CommandSpec.global.map { option in
