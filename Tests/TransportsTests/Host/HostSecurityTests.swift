@@ -167,6 +167,24 @@ struct HostSecurityTests {
         #expect(bench.smpSent(0x0041).isEmpty, "the host paired again instead of using the bond")
     }
 
+    @Test func encryptingWithABondThatTheControllerNeverConfirmsEndsAfterThirtySeconds() async throws {
+        let bench = try await Bench()
+        let ltk = try #require(SecurityKey(bytes: Array(repeating: 0x5A, count: 16)))
+        try bench.bonds.keep(Bond(identity: Self.peer, irk: nil, centralKey: EncryptionKey(ltk: ltk), peripheralKey: EncryptionKey(ltk: ltk),
+                                  isAuthenticated: false, isSecureConnections: true, keySize: 16))
+        let link = try await bench.connect(handle: 0x0040)
+        let host = bench.host
+        let securing = Task { try await host.secure(link) }
+        await bench.controller.waitUntil { commands, _ in !Bench.encryptions(commands, 0x0040).isEmpty }
+        for _ in 0..<2000 { await Task.yield() }
+        bench.clock.advance(by: .seconds(31))
+        let outcome = try await securing.value
+        guard case .failed(let failure) = outcome, case .timeout = failure.cause else {
+            Issue.record("not a timeout: \(outcome)")
+            return
+        }
+    }
+
     @Test func passkeyEntryAuthenticatesWhenBothSidesTypeTheSamePasskey() async throws {
         let bench = try await Bench(io: .keyboardOnly, mitm: true, user: User(passkey: 123_456))
         let link = try await bench.connect(handle: 0x0040)

@@ -36,10 +36,34 @@ extension HCIHost {
         guard securedLinks[handle] != nil else {
             throw .invalid("this host was started without pairing (no bond store or IO capability given)")
         }
+        let overdue = watchSecuring(handle)
+        defer { overdue.cancel() }
         return await withCheckedContinuation { continuation in
             securedLinks[handle]?.waiters.append(continuation)
             feedSecurity(pair ? .pair : .secure(authenticated: authenticated), handle: handle)
         }
+    }
+
+    /// The deadline of a wait that the Security Manager's own timer does not cover: encrypting
+    /// with a bond's key, which ends only with the controller's Encryption Change. Every 30 s,
+    /// unless a pairing is under way (its SMP timeout governs), the waiters are told it timed out.
+    private func watchSecuring(_ handle: UInt16) -> Task<Void, Never> {
+        let clock = clock
+        return Task { [weak self] in
+            while (try? await clock.sleep(for: SecurityManager.timeout)) != nil {
+                guard let self, await self.securingOverdue(handle) else { return }
+            }
+        }
+    }
+
+    /// Returns whether to keep watching (a pairing is still under way).
+    private func securingOverdue(_ handle: UInt16) -> Bool {
+        guard let link = securedLinks[handle], !link.waiters.isEmpty else { return false }
+        if link.manager.isPairing { return true }
+        securedLinks[handle]?.waiters = []
+        let outcome = SecuringOutcome.failed(PairingFailure(.timeout, "the controller did not say the link was encrypted within 30 s"))
+        for waiter in link.waiters { waiter.resume(returning: outcome) }
+        return false
     }
 
     /// Peripheral: asks the central to secure the link (Security Request).
