@@ -212,6 +212,10 @@ struct HWProbe: Sendable {
             return try await CheckCommand(console: console, registry: registry, transports: transports, reportCases: checkCases).run(invocation)
         case "scan":
             return try await ScanCommand(console: console, registry: registry, transports: transports, person: person, details: details).run(invocation)
+        case "bonds":
+            return try await BondsCommand(console: console, transports: transports).run(invocation)
+        case "pair":
+            return try await PairCommand(console: console, transports: transports).run(invocation)
         case "serve":
             return try await ServeCommand(console: console, transports: transports, deviceClock: bench.clock).run(invocation)
         case "haptics":

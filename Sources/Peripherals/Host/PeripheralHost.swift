@@ -56,6 +56,10 @@ package actor PeripheralHost {
         case toCentral([UInt8])
         case parametersChanged(interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
         case disconnected(reason: UInt8)
+        /// The link's encryption changed.
+        case securityChanged(LinkSecurity)
+        /// A pairing, or encryption with a bond's key, ended (`serve --pairing`).
+        case secured(SecuringOutcome)
     }
 
     private enum Input: Sendable {
@@ -181,6 +185,13 @@ package actor PeripheralHost {
             peripheral.linkDown(reason: reason, at: now)
             observer(.disconnected(reason: reason))
             do throws(BLEError) { try await advertiseIfDue() } catch { observer(.advertisingFailed("\(error)")) }
+        case .securityChanged(let handle, let security):
+            guard handle == link else { return }
+            observer(.securityChanged(security))
+            await execute(peripheral.securityChanged(Self.level(security), at: now))
+        case .secured(let handle, let outcome):
+            guard handle == link else { return }
+            observer(.secured(outcome))
         case .advertisingEnded:
             advertisingOn = false
             // Ended by the controller's own limit, not a connection: start again.
@@ -235,6 +246,12 @@ package actor PeripheralHost {
 
     /// The Disconnect command takes only some reasons (Core Vol 4 Part E §7.1.6); the others a
     /// peripheral may ask for (0x08 a link lost to supervision) become remote user terminated.
+    /// What the attribute database's levels make of the link's security (Vol 3 Part C §10.2).
+    static func level(_ security: LinkSecurity) -> SecurityLevel {
+        guard security.isEncrypted else { return .none }
+        return security.isAuthenticated ? .authenticated : .encrypted
+    }
+
     static func hostReason(_ reason: UInt8) -> UInt8 {
         [0x05, 0x13, 0x14, 0x15, 0x1A, 0x29, 0x3B].contains(reason) ? reason : 0x13
     }

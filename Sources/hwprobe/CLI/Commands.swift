@@ -167,7 +167,7 @@ enum Commands {
                         Example(line: "hwprobe haptics --device replay:pad.cassette --cue success",
                                 what: "play nothing: check the cue still sends those commands at those offsets (within 5 ms), exit 1 with the difference if not"),
                     ]),
-        CommandSpec(name: "serve", synopsis: "hwprobe serve --hci URI DEVICE [--name NAME] [--seconds S] [--record FILE] [--json]",
+        CommandSpec(name: "serve", synopsis: "hwprobe serve --hci URI DEVICE [--name NAME] [--seconds S] [--pairing off|optional|required] [--io CAPABILITY] [--passkey N] [--record FILE] [--json]",
                     summary: "Be the device: advertise DEVICE on the controller and answer as its GATT server, so that an app, a phone "
                         + "or another host can connect to it as to the real one. DEVICE is mirror-v1[?fault=…&deviation=…] (the bench's "
                         + "mirror), standard-scale[?weight=KG], replay:FILE[?address=ADDR] (a cassette's device, answering as recorded) "
@@ -178,11 +178,18 @@ enum Commands {
                                          value: .deviceURI(.hci)),
                               OptionSpec(name: "--name", valueName: "NAME", help: "advertise and answer under this name instead of the device's"),
                               OptionSpec(name: "--seconds", valueName: "S", help: "stop after S seconds (default: at Ctrl-C)"),
+                              OptionSpec(name: "--pairing", valueName: "MODE",
+                                         help: "off (refuse pairing, the default), optional (pair when the central asks), required "
+                                         + "(ask the central to pair at once)", value: .choice(["off", "optional", "required"])),
+                              OptionSpec(name: "--io", valueName: "CAPABILITY",
+                                         help: "what the served device can show and type when pairing (default: none, keyboard-display with --passkey)",
+                                         value: .choice(["display", "display-yes-no", "keyboard", "keyboard-display", "none"])),
+                              OptionSpec(name: "--passkey", valueName: "N", help: "the six-digit passkey to show or type when pairing"),
                               OptionSpec(name: "--record", valueName: "FILE",
                                          help: "record what the central asked and what was answered, as a cassette (replayable with serve replay:FILE)",
                                          value: .file),
                               OptionSpec(name: "--json", help: "one JSON object per line: {\"event\", \"t\", …} for advertising, connected, mtu, "
-                                         + "subscribed, unsubscribed, read, write, notified, indicated, disconnected")],
+                                         + "subscribed, unsubscribed, read, write, notified, indicated, paired, encrypted, disconnected")],
                     positionals: [PositionalSpec(name: "DEVICE", help: "mirror-v1, standard-scale, replay:FILE or profile:FILE")],
                     requiredPositionals: 1, required: ["--hci"],
                     examples: [
@@ -194,6 +201,37 @@ enum Commands {
                         Example(line: "hwprobe serve --hci hci:0 replay:mirror.cassette --record app.cassette",
                                 what: "a recorded mirror answering as it did, keeping what the app asked this time"),
                         Example(line: "hwprobe serve --hci hci:0 profile:thermometer.json --name Lab-Thermo", what: "a device described in a file"),
+                    ]),
+        CommandSpec(name: "pair", synopsis: "hwprobe pair --hci URI ADDRESS [--io CAPABILITY] [--passkey N] [--legacy] [--json]",
+                    summary: "Pair and bond with one peripheral (LE Secure Connections, or legacy pairing with --legacy) and keep its keys "
+                        + "in the controller's bond store, so that it is encrypted without pairing next time. Prints the method and the "
+                        + "keys kept, never their values. A pairing that fails exits 1 with its reason and stores nothing.",
+                    options: [OptionSpec(name: "--hci", valueName: "URI", help: "the controller to pair from: hci:N, uart:/dev/ttyX?baud=…, tcp:HOST:PORT",
+                                         value: .deviceURI(.hci)),
+                              OptionSpec(name: "--io", valueName: "CAPABILITY",
+                                         help: "what this side can show and type: display, display-yes-no, keyboard, keyboard-display, none "
+                                         + "(default: none, keyboard-display with --passkey)",
+                                         value: .choice(["display", "display-yes-no", "keyboard", "keyboard-display", "none"])),
+                              OptionSpec(name: "--passkey", valueName: "N", help: "the six-digit passkey to type (or show); numeric comparison is refused"),
+                              OptionSpec(name: "--legacy", help: "legacy pairing instead of LE Secure Connections"),
+                              OptionSpec(name: "--json", help: "one JSON object: {\"address\", \"identity\", \"method\", \"secureConnections\", \"bonded\", \"keys\"}")],
+                    positionals: [PositionalSpec(name: "ADDRESS", help: "the peripheral, AA:BB:CC:DD:EE:FF[/public|/random]")],
+                    requiredPositionals: 1, required: ["--hci"],
+                    examples: [
+                        Example(line: "hwprobe pair --hci hci:0 C0:FF:EE:00:4F:2A/random", what: "Just Works: nothing to show or type"),
+                        Example(line: "hwprobe pair --hci hci:0 C0:FF:EE:00:4F:2A/random --passkey 123456 --json",
+                                what: "Passkey Entry with the passkey the device shows, the outcome as JSON"),
+                    ]),
+        CommandSpec(name: "bonds", synopsis: "hwprobe bonds [--hci URI] [--remove ADDRESS|all] [--json]",
+                    summary: "List the bond store: with --hci that controller's bonds, without it every controller's. --remove forgets "
+                        + "one device's bond (or all of the controller's). Identities, key kinds and security; never a key's value.",
+                    options: [OptionSpec(name: "--hci", valueName: "URI", help: "the controller whose bonds to show or change: hci:N, uart:…, tcp:HOST:PORT",
+                                         value: .deviceURI(.hci)),
+                              OptionSpec(name: "--remove", valueName: "ADDRESS", help: "forget this device's bond, or all (needs --hci)"),
+                              OptionSpec(name: "--json", help: "one JSON object: {\"controllers\": [{\"controller\", \"bonds\": [{\"identity\", \"keys\", …}]}]}")],
+                    examples: [
+                        Example(line: "hwprobe bonds", what: "every bond hwprobe keeps"),
+                        Example(line: "hwprobe bonds --hci hci:0 --remove C0:FF:EE:00:4F:2A", what: "forget one device: the next connection pairs again"),
                     ]),
         CommandSpec(name: "demo", synopsis: "hwprobe demo",
                     summary: "Everything against the simulated bench, with the flows drawn in the terminal.",
@@ -221,7 +259,7 @@ enum Commands {
 
     /// The command names, for `help COMMAND`: spelled out, since the table cannot read itself while
     /// it is being made (a test checks that they are `all`'s names in order).
-    static let commandNames = ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "serve", "demo", "help", "completions"]
+    static let commandNames = ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "serve", "pair", "bonds", "demo", "help", "completions"]
 
     private static var globalSpellings: String {
         CommandSpec.global.map { option in

@@ -1,3 +1,4 @@
+import BLEProtocol
 import Foundation
 import HAL
 import Peripherals
@@ -40,12 +41,34 @@ struct ServeCommand: Sendable {
             if failure.exitCode != 3 { failure = CLIFailure(kind: .device, message: failure.message) }
             throw failure
         }
+        let pairing = invocation.value("--pairing") ?? "off"
+        guard ["off", "optional", "required"].contains(pairing) else {
+            throw CLIFailure(kind: .usage, message: "--pairing \(pairing): use off, optional or required")
+        }
+        if pairing != "off" {
+            do throws(CLIFailure) {
+                let passkey = try PairingOptions.passkey(invocation.value("--passkey"))
+                let io = try PairingOptions.ioCapability(invocation.value("--io"), passkey: passkey)
+                let bonds = try await PairingOptions.bondStore(host: central.host, environment: console.environment)
+                let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput)
+                await central.host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds,
+                                                            delegate: UnattendedPairing(passkey: passkey, console: console)))
+            } catch {
+                await central.close()
+                throw error
+            }
+        }
+        let host = central.host
         let session = ServeSession(database: device.peripheral.attributeDatabase)
         let json = invocation.wantsJSON
         let clock = ContinuousClock()
         let start = clock.now
         let screen = Locked<ServeScreen?>(nil)
         let server = PeripheralHost(host: central.host, peripheral: device.peripheral, clock: deviceClock, options: device.options) { event in
+            if pairing == "required", case .connected(let info) = event {
+                // Ask the central to pair (or encrypt with its bond) at once (Security Request).
+                Task { await host.requestSecurity(info.handle) }
+            }
             let lines = session.take(event, at: start.duration(to: clock.now))
             if json {
                 for line in lines { console.out(ServeSession.json(line)) }

@@ -119,6 +119,7 @@ extension HCIHost {
     /// follow in the same read) and announced; without a listener it is refused.
     func peripheralConnected(_ complete: LEConnectionComplete) {
         guard complete.status == 0 else { return }
+        let ownAddress = advertisingNow?.randomAddress ?? localAddress
         // Legacy advertising stops on a connection; an extended set ends with its own event.
         if case .legacy = advertisingNow?.form { advertisingNow = nil }
         guard let peripheralEvents else {
@@ -127,12 +128,14 @@ extension HCIHost {
         }
         peripheralLinks.insert(complete.handle)
         acl.open(complete.handle)
+        openSecurity(handle: complete.handle, role: .peripheral, local: ownAddress, peer: complete.peer)
         events?(.connected(complete.peer, link: complete.handle))
         peripheralEvents.yield(.connected(PeripheralLinkInfo(handle: complete.handle, central: complete.peer, interval: complete.interval,
                                                              latency: complete.latency, supervisionTimeout: complete.supervisionTimeout)))
     }
 
     func peripheralLinkClosed(handle: UInt16, reason: UInt8) {
+        closeSecurity(handle: handle)
         peripheralLinks.remove(handle)
         events?(.disconnected(link: handle, DisconnectReason(hciReason: reason)))
         for fragment in acl.close(handle) { emit(.acl(fragment)) }

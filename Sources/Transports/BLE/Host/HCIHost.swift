@@ -99,7 +99,7 @@ public actor HCIHost {
     private var cancelledAttempts = 0
 
     // Links.
-    private var connections: [UInt16: BLEConnection] = [:]
+    var connections: [UInt16: BLEConnection] = [:]
     var acl = ACLScheduler(fragmentLength: 27, bufferCount: 1)
     private var aclRoomWaiters: [CheckedContinuation<Void, Never>] = []
     var disconnectWaiters: [UInt16: [CheckedContinuation<Void, Never>]] = [:]
@@ -119,6 +119,16 @@ public actor HCIHost {
     /// The controller's LE feature bits, once asked.
     var leFeatures: UInt64?
 
+    // The Security Manager (see HCIHost+Security.swift).
+    /// What pairing offers and where bonds live; nil: no pairing.
+    var hostSecurity: HostSecurity?
+    /// Each link's Security Manager, by handle.
+    var securedLinks: [UInt16: SecuredLink] = [:]
+    /// The repeated-attempts state per peer, kept across its links (Vol 3 Part H §2.3.6).
+    var attemptsByPeer: [BLEAddress: RepeatedAttempts] = [:]
+    /// The Security Manager's time: offsets on the injected clock.
+    let securityTime: Timebase
+
     /// Counters a test or benchmark can read.
     public var ignoredPackets: Int { otherIgnoredPackets + receiver.ignored }
     private var otherIgnoredPackets = 0
@@ -135,6 +145,7 @@ public actor HCIHost {
         self.clock = clock
         self.configuration = configuration
         self.events = events
+        securityTime = Timebase(clock)
         receiver = HCIReceiver(snoop: snoop, tap: tap)
         (outgoing, outbox) = AsyncStream.makeStream(of: HCIPacket.self)
     }
@@ -236,6 +247,7 @@ public actor HCIHost {
         scanning = nil
         connectAttempt?.continuation?.resume(throwing: error)
         connectAttempt = nil
+        for handle in Array(securedLinks.keys) { closeSecurity(handle: handle) }
         for (handle, connection) in connections {
             receiver.close(handle)
             connection.linkClosed(.transportLost("\(error)"))
@@ -366,6 +378,7 @@ public actor HCIHost {
     }
 
     private func handle(_ event: HCIEvent) {
+        if securityHCIEvent(event) { return }
         switch event {
         case .commandComplete(let credits, let opcode, _):
             answered(opcode: opcode, credits: credits, with: event)
@@ -534,6 +547,7 @@ public actor HCIHost {
                                        events: events)
         connections[complete.handle] = connection
         acl.open(complete.handle)
+        openSecurity(handle: complete.handle, role: .central, local: localAddress, peer: connection.peer)
         receiver.open(complete.handle, connection.bearer)
         events?(.connected(connection.peer, link: complete.handle))
         return connection
@@ -640,6 +654,7 @@ public actor HCIHost {
     private func linkClosed(handle: UInt16, reason: DisconnectReason) {
         let reason = closingLocally.remove(handle) != nil ? .localHostTerminated : reason
         disconnectTimers.removeValue(forKey: handle)?.cancel()
+        closeSecurity(handle: handle)
         if let connection = connections.removeValue(forKey: handle) {
             connection.linkClosed(reason)
             events?(.disconnected(link: handle, reason))
@@ -691,7 +706,7 @@ public actor HCIHost {
     }
 
     /// The same without waiting, for answers the receive path must give (signalling, SMP).
-    private func reply(handle: UInt16, channel: UInt16, payload: [UInt8]) {
+    func reply(handle: UInt16, channel: UInt16, payload: [UInt8]) {
         let pdu = L2CAPFrame(channel: channel, payload: payload).encoded
         guard let fragments = try? acl.enqueue(handle, pdu: pdu) else { return }
         for fragment in fragments { emit(.acl(fragment)) }
@@ -701,6 +716,7 @@ public actor HCIHost {
     /// security manager, or ATT on a link whose opening the actor has not finished.
     private func receiveFrame(_ frame: L2CAPFrame, handle: UInt16) {
         if peripheralLinks.contains(handle) {
+            if frame.channel == L2CAPFrame.securityManager, securityFrame(frame.payload, handle: handle) { return }
             peripheralEvents?.yield(.frame(handle: handle, frame))
             return
         }
@@ -716,7 +732,8 @@ public actor HCIHost {
         case L2CAPFrame.leSignaling:
             signaling(frame.payload, on: connection.handle)
         case L2CAPFrame.securityManager:
-            // We do not pair. A Pairing Request gets Pairing Failed: Pairing Not Supported.
+            if securityFrame(frame.payload, handle: connection.handle) { return }
+            // Started without pairing: a Pairing Request gets Pairing Failed: Pairing Not Supported.
             if frame.payload.first == 0x01 { reply(handle: connection.handle, channel: L2CAPFrame.securityManager, payload: [0x05, 0x05]) }
         default:
             otherIgnoredPackets += 1

@@ -64,6 +64,10 @@ package enum PeripheralEvent: Hashable, Sendable {
     case parametersChanged(handle: UInt16, interval: UInt16, latency: UInt16, supervisionTimeout: UInt16)
     /// The link ended; `reason` is the HCI code the controller gave.
     case disconnected(handle: UInt16, reason: UInt8)
+    /// The link's encryption changed (the ATT server compares it with what attributes need).
+    case securityChanged(handle: UInt16, LinkSecurity)
+    /// A pairing, or encryption with a bond's key, ended (only when the host pairs: `useSecurity`).
+    case secured(handle: UInt16, SecuringOutcome)
     /// Advertising stopped without a connection (the controller's own limit) or was ended by one.
     case advertisingEnded(status: UInt8)
 }

@@ -28,6 +28,12 @@ final class ServeSession: Sendable {
         var indications: Bool?
         var error: String?
         var reason: String?
+        /// `paired`: the method (`just-works`, `passkey`, `numeric-comparison`).
+        var method: String?
+        /// `encrypted`: LE security mode 1's level (2 unauthenticated, 3 authenticated, 4 SC authenticated).
+        var level: Int?
+        /// `paired`, `encrypted`: Secure Connections or legacy pairing.
+        var secureConnections: Bool?
     }
 
     struct Snapshot: Sendable {
@@ -137,6 +143,27 @@ final class ServeSession: Sendable {
                 }
                 s.connection = nil
                 s.connectionStart = nil
+            case .securityChanged(let security):
+                guard security.isEncrypted else { break }
+                var l = line("encrypted")
+                l.level = security.level
+                l.secureConnections = security.isSecureConnections
+                lines.append(l)
+            case .secured(let outcome):
+                switch outcome {
+                case .paired(let paired), .notStored(let paired, _):
+                    var l = line("paired")
+                    l.method = paired.method.description
+                    l.secureConnections = paired.security.isSecureConnections
+                    if case .notStored(_, let why) = outcome { l.error = why }
+                    lines.append(l)
+                case .failed(let failure):
+                    var l = line("paired")
+                    l.error = failure.description
+                    lines.append(l)
+                case .encrypted, .bondRejected:
+                    break
+                }
             case .fromCentral(let pdu):
                 recordATT(pdu, direction: .toPeripheral, at: t, in: &s)
                 lines += fromCentral(pdu, line: line, in: &s)
@@ -312,6 +339,8 @@ final class ServeSession: Sendable {
         if let indications = l.indications { text += indications ? " (indications)" : " (notifications)" }
         if let value = l.value { text += " = " + (value.isEmpty ? "(empty)" : value) }
         if let error = l.error { text += " refused: " + error }
+        if let method = l.method { text += " (\(method))" }
+        if let level = l.level { text += " level \(level)" }
         if let reason = l.reason { text += " reason " + reason }
         return text
     }
@@ -329,8 +358,11 @@ final class ServeSession: Sendable {
         text("form", l.form)
         if let handle = l.handle { fields.append(("handle", String(handle))) }
         if let indications = l.indications { fields.append(("indications", indications ? "true" : "false")) }
+        if let level = l.level { fields.append(("level", String(level))) }
+        text("method", l.method)
         if let mtu = l.mtu { fields.append(("mtu", String(mtu))) }
         text("reason", l.reason)
+        if let sc = l.secureConnections { fields.append(("secureConnections", sc ? "true" : "false")) }
         let t = l.t.rounded() == l.t ? String(Int(l.t)) : String(l.t)
         fields.append(("t", t))
         text("uuid", l.uuid)
