@@ -68,6 +68,10 @@ struct PairPeerTests {
                 FileManager.default.contents(atPath: bonds + "/" + name).map { (name, $0) }
             })
         }
+        // The served side keeps its bond when its own side of the pairing ends, which may be a
+        // moment after the central's command has returned: its `paired` line says when.
+        #expect(await serving.line(containing: "\"paired\"") != nil, "\(serving.all)")
+        _ = await serving.line(containing: "\"encrypted\"")
         let before = stores()
         #expect(before.count == 2, "\(before.keys)")
 
