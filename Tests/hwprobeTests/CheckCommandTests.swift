@@ -168,16 +168,58 @@ struct CheckPeerTests {
         #expect(code == 0)
         #expect(CheckCommandTests.failed(json) == [], "\(json)")
         #expect(json["skipped"]?.number == 0, "\(json)")
-        for (deviation, id) in [("no-service-uuid", "adv.service-uuid"), ("wrong-property", "gatt.deviceInfo"),
-                                ("out-of-range", "value.deviceInfo"), ("wrong-error-code", "write.token-before-init"),
-                                ("advertises-while-connected", "adv.only-while-disconnected"), ("notifies-unsubscribed", "notify.only-after-cccd"), ("honours-write-command", "write.command-ignored"),
-                                ("wrong-length-code", "write.token-length"), ("confirms-unaligned", "write.confirm-not-aligned"),
-                                ("skips-step-off", "scan.order"), ("short-result", "scan.result"), ("progress-outside-scan", "scan.progress"),
-                                ("stale-after-disconnect", "state.disconnect-mid-scan")] {
-            let peer = try await SharedPeers.shared.peer(["--profile", "mirror", "--speed", "10", "--deviation", deviation])
-            let (failing, result) = try await check(peer, ["--profile", "mirror-v1"])
-            #expect(failing == 1, "\(deviation)")
-            #expect(CheckCommandTests.failed(result) == [id], "\(deviation)")
+        let deviations = [("no-service-uuid", "adv.service-uuid"), ("wrong-property", "gatt.deviceInfo"),
+                          ("out-of-range", "value.deviceInfo"), ("wrong-error-code", "write.token-before-init"),
+                          ("advertises-while-connected", "adv.only-while-disconnected"), ("notifies-unsubscribed", "notify.only-after-cccd"),
+                          ("honours-write-command", "write.command-ignored"), ("wrong-length-code", "write.token-length"),
+                          ("confirms-unaligned", "write.confirm-not-aligned"), ("skips-step-off", "scan.order"),
+                          ("short-result", "scan.result"), ("progress-outside-scan", "scan.progress"),
+                          ("stale-after-disconnect", "state.disconnect-mid-scan")]
+        // A check spends most of its 12 s in observation windows (silent while connected, nothing
+        // before a CCCD write, a Write Command ignored), so the deviations run four at a time, each
+        // its own bumble peer and its own hwprobe process: about a quarter of the time one after
+        // another took, with the same windows and deadlines.
+        let outcomes = try await Self.eachConcurrently(deviations, limit: 4) { pair, _ in
+            let peer = try await PeerProcess.start(["--profile", "mirror", "--speed", "10", "--deviation", pair.0])
+            defer { peer.stop() }
+            let run = try await Self.binary(["check", "--hci", peer.tcp.description, peer.address.description, "--json", "--profile", "mirror-v1"])
+            return (run.code, CheckCommandTests.failed(try JSONShape.parse(run.out)), run.err)
+        }
+        for ((deviation, id), (failing, failed, err)) in zip(deviations, outcomes) {
+            #expect(failing == 1, "\(deviation): \(err)")
+            #expect(failed == [id], "\(deviation)")
+        }
+    }
+
+    /// The built hwprobe run as a process on a thread of its own, so several can run at once
+    /// without holding the cooperative pool's threads while they wait.
+    static func binary(_ arguments: [String]) async throws -> ShellRun.Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try ShellRun.run(hwprobeBinary(), arguments) }) }.start()
+        }
+    }
+
+    /// `body` for each element, at most `limit` at a time, results in the elements' order.
+    static func eachConcurrently<Element: Sendable, Output: Sendable>(
+        _ elements: [Element], limit: Int, _ body: @escaping @Sendable (Element, Int) async throws -> Output
+    ) async throws -> [Output] {
+        try await withThrowingTaskGroup(of: (Int, Output).self) { group in
+            var results = [Output?](repeating: nil, count: elements.count)
+            var next = 0
+            while next < min(limit, elements.count) {
+                let index = next
+                group.addTask { (index, try await body(elements[index], index)) }
+                next += 1
+            }
+            while let (index, output) = try await group.next() {
+                results[index] = output
+                if next < elements.count {
+                    let index = next
+                    group.addTask { (index, try await body(elements[index], index)) }
+                    next += 1
+                }
+            }
+            return results.compactMap { $0 }
         }
     }
 
