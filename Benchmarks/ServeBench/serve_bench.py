@@ -15,7 +15,7 @@ random address. Per round and per server it measures, from the central:
 and from /proc/PID/stat, the serving process's CPU (user + system) from just before the
 connection to the last value, per notification served.
 
-    Benchmarks/ServeBench/serve_bench.py --hwprobe .build/release/hwprobe [--count 3000] [--size 20] [--rounds 3]
+    Benchmarks/ServeBench/serve_bench.py --hwprobe .build/release/hwprobe [--count 3000] [--size 20] [--rounds 3] [--guard]
 
 Run it with the peers' venv (`$(scripts/setup-peers)`); `scripts/bench-serve` builds hwprobe in
 release and runs it.
@@ -202,6 +202,11 @@ async def bench(args) -> int:
                              ("cpu_us", "CPU per notification", "µs")):
         ours, theirs = median("hwprobe", key), median("bumble", key)
         print(f"{label:28}{ours:12.1f} {unit:2}{theirs:9.1f} {unit:2}{ours / theirs:9.3f}")
+    if args.guard:
+        # For scripts/bench-guard: the serving process's CPU per notification over bumble's, and
+        # how many values reached the central (all of them, or the stream stalled).
+        print(f"ratio serve.notification-cpu {median('hwprobe', 'cpu_us') / median('bumble', 'cpu_us'):.4f}")
+        print(f"read serve.notifications {min(r['received'] for r in results['hwprobe'])} {args.count}")
     return 0
 
 
@@ -211,6 +216,7 @@ def main(argv=None) -> int:
     parser.add_argument("--count", type=int, default=3000)
     parser.add_argument("--size", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--guard", action="store_true", help="also print the figures scripts/bench-guard compares")
     parser.add_argument("--bumble-server", metavar="TRANSPORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)

@@ -28,17 +28,38 @@ public enum Hex {
     }
 
     /// Every byte in order, two digits each, joined by `separator` (`"0A1B"`, `"0A 1B"`).
+    ///
+    /// Written straight into the string's storage from the bytes' contiguous buffer: a served
+    /// stream spells every value it notifies, and the generic per-byte walk this replaced was an
+    /// eighth of `serve`'s CPU.
     public static func string(_ bytes: some Sequence<UInt8>, _ letters: Letters = .upper, separator: String = "") -> String {
-        let digits = letters == .upper ? upperDigits : lowerDigits
-        let separator = Array(separator.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.underestimatedCount * (2 + separator.count))
-        for (index, value) in bytes.enumerated() {
-            if index > 0 { out += separator }
-            out.append(digits[Int(value >> 4)])
-            out.append(digits[Int(value & 0xF)])
+        if let text = bytes.withContiguousStorageIfAvailable({ string(buffer: $0, letters, separator: separator) }) { return text }
+        return Array(bytes).withUnsafeBufferPointer { string(buffer: $0, letters, separator: separator) }
+    }
+
+    private static func string(buffer: UnsafeBufferPointer<UInt8>, _ letters: Letters, separator: String) -> String {
+        guard !buffer.isEmpty else { return "" }
+        var separator = separator
+        return separator.withUTF8 { between in
+            let capacity = buffer.count * 2 + (buffer.count - 1) * between.count
+            let letterBase: UInt8 = letters == .upper ? UInt8(ascii: "A") - 10 : UInt8(ascii: "a") - 10
+            return String(unsafeUninitializedCapacity: capacity) { out in
+                var at = 0
+                for (index, value) in buffer.enumerated() {
+                    if index > 0 {
+                        for byte in between {
+                            out[at] = byte
+                            at += 1
+                        }
+                    }
+                    let high = value >> 4, low = value & 0xF
+                    out[at] = high < 10 ? UInt8(ascii: "0") + high : letterBase + high
+                    out[at + 1] = low < 10 ? UInt8(ascii: "0") + low : letterBase + low
+                    at += 2
+                }
+                return at
+            }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The bytes of `text`, two digits each in either case, no separators; nil for an odd length

@@ -10,8 +10,9 @@ public enum PrintableText {
     /// for whole messages whose lines are the program's own; a single field (a name, a cell, a
     /// line of a drawn screen) escapes them too.
     public static func escaping(_ text: String, keepingLayout: Bool = false) -> String {
-        // The common case, nothing to escape, costs one pass and no copy.
-        guard text.unicodeScalars.contains(where: { needsEscape($0, keepingLayout: keepingLayout) }) else { return text }
+        // The common case, nothing to escape, costs one pass over the UTF-8 and no copy.
+        guard mayNeedEscape(text, keepingLayout: keepingLayout),
+              text.unicodeScalars.contains(where: { needsEscape($0, keepingLayout: keepingLayout) }) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             if needsEscape(scalar, keepingLayout: keepingLayout) {
@@ -39,6 +40,18 @@ public enum PrintableText {
             }
         }
         return out
+    }
+
+    /// False when `text` certainly has no control character: no byte below 0x20 (but newline and
+    /// tab when the layout is kept), no DEL, and no 0xC2 lead byte (C1 controls, U+0080–U+009F, are
+    /// C2 80–C2 9F in UTF-8). A byte scan, because every line printed passes here.
+    private static func mayNeedEscape(_ text: String, keepingLayout: Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.contains { byte in
+                byte == 0x7F || byte == 0xC2 || (byte < 0x20 && !(keepingLayout && (byte == 0x0A || byte == 0x09)))
+            }
+        }
     }
 
     /// Whether `scalar` is a control character a terminal would act on.

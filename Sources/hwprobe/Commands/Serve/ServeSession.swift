@@ -349,25 +349,49 @@ final class ServeSession: Sendable {
     /// values a second, and JSONEncoder costs more than serving one. Every string here is ours
     /// (event names, hex, addresses, UUIDs) except an error's wording, which is escaped.
     static func json(_ l: Line) -> String {
-        var fields: [(String, String)] = []
-        func text(_ key: String, _ value: String?) { if let value { fields.append((key, quoted(value))) } }
+        var out = "{"
+        out.reserveCapacity(96 + (l.value?.utf8.count ?? 0))
+        var first = true
+        func key(_ name: String) {
+            if !first { out += "," }
+            first = false
+            out += "\""
+            out += name
+            out += "\":"
+        }
+        func text(_ name: String, _ value: String?) {
+            guard let value else { return }
+            key(name)
+            out += quoted(value)
+        }
+        func number(_ name: String, _ value: Int?) {
+            guard let value else { return }
+            key(name)
+            out += String(value)
+        }
+        func flag(_ name: String, _ value: Bool?) {
+            guard let value else { return }
+            key(name)
+            out += value ? "true" : "false"
+        }
         text("address", l.address)
         text("central", l.central)
         text("error", l.error)
         text("event", l.event)
         text("form", l.form)
-        if let handle = l.handle { fields.append(("handle", String(handle))) }
-        if let indications = l.indications { fields.append(("indications", indications ? "true" : "false")) }
-        if let level = l.level { fields.append(("level", String(level))) }
+        number("handle", l.handle)
+        flag("indications", l.indications)
+        number("level", l.level)
         text("method", l.method)
-        if let mtu = l.mtu { fields.append(("mtu", String(mtu))) }
+        number("mtu", l.mtu)
         text("reason", l.reason)
-        if let sc = l.secureConnections { fields.append(("secureConnections", sc ? "true" : "false")) }
-        let t = l.t.rounded() == l.t ? String(Int(l.t)) : String(l.t)
-        fields.append(("t", t))
+        flag("secureConnections", l.secureConnections)
+        key("t")
+        out += l.t.rounded() == l.t ? String(Int(l.t)) : String(l.t)
         text("uuid", l.uuid)
         text("value", l.value)
-        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}\n"
+        out += "}\n"
+        return out
     }
 
     /// A JSON string: quotes, backslashes and every control character escaped (C1 and DEL too,
