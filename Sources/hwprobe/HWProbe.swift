@@ -78,7 +78,7 @@ struct HWProbe: Sendable {
         }
         if !reports.isEmpty {
             let elapsed = start.duration(to: clock.now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.inSeconds
             var report = ReportTargets.runReport(for: invocation, arguments: arguments, started: started, seconds: seconds,
                                                  exitCode: code, failure: failure, details: details.withLock { $0 })
             // `check` reports one case per check, in a suite named for its profile.

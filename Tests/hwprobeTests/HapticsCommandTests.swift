@@ -24,8 +24,8 @@ import Testing
         if let color = pattern.indicator { expected.append("light \(hexColor(color))") }
         for pulse in pattern.pulses {
             let level = pulse.rumbleLevel
-            expected.append(level.isOff ? "off for \(pulse.duration.milliseconds)ms"
-                            : "rumble strong \(level.strong) weak \(level.weak) for \(pulse.duration.milliseconds)ms")
+            expected.append(level.isOff ? "off for \(pulse.duration.wholeMilliseconds)ms"
+                            : "rumble strong \(level.strong) weak \(level.weak) for \(pulse.duration.wholeMilliseconds)ms")
         }
         expected.append("stop")
         if pattern.indicator != nil { expected.append("light back to rest") }

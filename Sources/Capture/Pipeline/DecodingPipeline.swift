@@ -80,8 +80,8 @@ package final class DecodingPipeline: CodeSource {
         }
 
         mutating func count(_ latency: Duration) {
-            let step = Self.latencyStep.components.attoseconds / 1_000_000_000 + Self.latencyStep.components.seconds * 1_000_000_000
-            let nanoseconds = latency.components.seconds * 1_000_000_000 + latency.components.attoseconds / 1_000_000_000
+            let step = Self.latencyStep.wholeNanoseconds
+            let nanoseconds = latency.wholeNanoseconds
             let index = Int(min(max(0, nanoseconds / max(1, step)), Int64(latencyBuckets.count - 1)))
             latencyBuckets[index] &+= 1
         }

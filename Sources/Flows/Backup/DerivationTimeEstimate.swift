@@ -1,3 +1,4 @@
+import HAL
 import Synchronization
 
 /// How long a key derivation takes on *this* machine, so the decrypting screen can say
@@ -26,7 +27,7 @@ package struct DerivationTimeEstimate: Sendable, Hashable {
             best = min(best ?? elapsed, elapsed)
         }
         guard let best else { return nil }
-        return DerivationTimeEstimate(secondsPerUnit: best.seconds / calibrationParameters.work)
+        return DerivationTimeEstimate(secondsPerUnit: best.inSeconds / calibrationParameters.work)
     }
 
     private static let cache = Mutex<DerivationTimeEstimate?>(nil)
@@ -55,7 +56,7 @@ package struct DerivationTimeEstimate: Sendable, Hashable {
 
     /// Whether these parameters cost more than `limit` here.
     package func isSlow(_ parameters: ScryptParameters, limit: Duration = Self.slowLimit) -> Bool {
-        seconds(for: parameters) > limit.seconds
+        seconds(for: parameters) > limit.inSeconds
     }
 
     /// "about 37 s" / "about 3 min": the estimate as people read it.
@@ -88,9 +89,3 @@ extension ScryptParameters {
     var work: Double { Double(UInt64(1) << UInt64(min(logN, 62))) * Double(r) * Double(p) }
 }
 
-extension Duration {
-    var seconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) / 1e18
-    }
-}

@@ -117,7 +117,7 @@ public struct PadCassette: Hashable, Sendable {
 
     /// `0.140000`: seconds with six decimals, as the cassette writes them.
     static func seconds(_ duration: Duration) -> String {
-        let micros = max(0, duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+        let micros = max(0, duration.wholeMicroseconds)
         let fraction = String(micros % 1_000_000)
         return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }

@@ -59,7 +59,7 @@ public enum CassetteFormat {
 
     /// `12.000250`: whole seconds and six decimals (microseconds), never negative.
     static func time(_ duration: Duration) -> String {
-        let micros = max(0, duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
+        let micros = max(0, duration.wholeMicroseconds)
         let fraction = String(micros % 1_000_000)
         return "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }

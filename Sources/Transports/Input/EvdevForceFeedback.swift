@@ -54,7 +54,7 @@ public final class EvdevForceFeedback: Sendable {
     /// returns the kernel's id for it. Magnitudes are the full 16-bit range.
     public func uploadRumble(strong: UInt16, weak: UInt16, length: Duration, replacing id: Int16? = nil) throws(HapticError) -> Int16 {
         var effectID: Int16 = id ?? -1
-        let milliseconds = UInt16(clamping: length.components.seconds * 1000 + length.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = UInt16(clamping: length.wholeMilliseconds)
         try perform("uploading an effect to") { fd throws(Errno) in
             try fd.evdevUploadRumble(id: &effectID, strong: strong, weak: weak, milliseconds: milliseconds)
         }

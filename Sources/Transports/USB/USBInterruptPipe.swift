@@ -132,7 +132,7 @@ public final class USBInterruptPipe: Sendable {
             guard !session.gone, let handle = session.handle else { throw .disappeared(name) }
             var bytes = report
             var transferred: Int32 = 0
-            let milliseconds = UInt32(max(1, options.timeout.components.seconds * 1000 + options.timeout.components.attoseconds / 1_000_000_000_000_000))
+            let milliseconds = UInt32(max(1, options.timeout.wholeMilliseconds))
             let rc = libusb_interrupt_transfer(handle, endpoint, &bytes, Int32(bytes.count), &transferred, milliseconds)
             if rc == 0 {
                 guard Int(transferred) == report.count else {

@@ -1,4 +1,4 @@
-import BLEProtocol
+@_spi(Fuzzing) import BLEProtocol
 import HAL
 import Peripherals
 import Transports
@@ -330,12 +330,10 @@ extension ControllerCore {
         (scanner.map { $0.filterPolicy & 0x01 != 0 } ?? false) || (initiator.map { $0.filterPolicy == 1 } ?? false)
     }
 
-    /// Connection parameters within the specification's ranges (§7.8.12): interval 7.5 ms–4 s,
-    /// latency under 500, timeout 100 ms–32 s and longer than two of the longest latency intervals.
+    /// Connection parameters within the specification's ranges (§7.8.12), judged by the same
+    /// rule our host applies to a peripheral's request (`ConnectionParameters.problem`).
     static func validConnection(_ minimum: UInt16, _ maximum: UInt16, _ latency: UInt16, _ timeout: UInt16) -> Bool {
-        guard (0x0006...0x0C80).contains(minimum), (minimum...0x0C80).contains(maximum), latency <= 0x01F3,
-              (0x000A...0x0C80).contains(timeout) else { return false }
-        return Int(timeout) * 4 > (1 + Int(latency)) * Int(maximum)
+        ConnectionParameters(minInterval: minimum, maxInterval: maximum, latency: latency, supervisionTimeout: timeout).problem == nil
     }
 
     private mutating func startScanning(active: Bool, filterPolicy: UInt8, duplicates: Bool, extended: Bool, duration: Duration?,

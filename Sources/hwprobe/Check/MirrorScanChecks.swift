@@ -366,7 +366,7 @@ extension MirrorChecks {
             let span = end - record.scale[on].t
             // Half a second is enough to tell 5 a second from none (a sped-up peer's whole spell).
             guard span >= .milliseconds(500) else { throw .skip("the scale was occupied for under 0.5 s") }
-            let perSecond = Double(off - on) / (Double(span.components.seconds) + Double(span.components.attoseconds) / 1e18)
+            let perSecond = Double(off - on) / span.inSeconds
             guard perSecond >= 2.5 else {
                 throw .fail(expected: "about 5 `scale` notifications a second while occupied",
                             seen: String(format: "%.1f a second over ", perSecond) + CheckText.seconds(span))

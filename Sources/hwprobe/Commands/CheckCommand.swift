@@ -182,7 +182,7 @@ struct CheckCommand: Sendable {
             // A check cut short by the interrupt did not finish: it is not a skip of its own making.
             let cutShort = Task.isCancelled && finding?.kind != .fail
             let elapsed = start.duration(to: clock.now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.inSeconds
             let result = CheckResult(id: check.id, title: check.title,
                                      result: cutShort ? .skip : finding.map { $0.kind == .fail ? .fail : .skip } ?? .pass,
                                      message: cutShort ? Self.unfinished : finding?.message, seconds: (seconds * 1000).rounded() / 1000)

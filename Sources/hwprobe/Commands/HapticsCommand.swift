@@ -52,7 +52,7 @@ struct HapticsCommand: Sendable {
             return 0
         case .failure(let error): throw HapticSinks.failure(error)
         case nil:
-            throw CLIFailure(kind: .timedOut, message: "\(uri) did not finish \(cue.rawValue) within \(deadline.milliseconds) ms: check the device")
+            throw CLIFailure(kind: .timedOut, message: "\(uri) did not finish \(cue.rawValue) within \(deadline.wholeMilliseconds) ms: check the device")
         }
     }
 }

@@ -123,7 +123,7 @@ struct WatchCommand: Sendable {
 
     static func human(_ event: WatchState.Event, at time: Duration) -> String {
         let mark = switch event.kind { case .added: "+"; case .removed: "-"; case .changed: "~" }
-        let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+        let seconds = time.inSeconds
         return String(format: "%7.1f s  ", seconds) + "\(mark) \(event.section): \(event.summary.isEmpty ? event.device : event.summary)\n"
     }
 }

@@ -215,7 +215,7 @@ struct WeighCommand: Sendable {
 
     /// `10 s`, `2.5 s`: how the CLI says a duration to a person.
     static func describe(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let seconds = duration.inSeconds
         let tenths = (seconds * 10).rounded() / 10
         return tenths == tenths.rounded() ? "\(Int(tenths)) s" : "\(tenths) s"
     }

@@ -16,7 +16,7 @@ struct LogActuator<C: Clock>: RumbleActuator where C.Duration == Duration {
     }
 
     func rumble(_ level: RumbleLevel, for duration: Duration) async throws(HapticError) {
-        line(level.isOff ? "off for \(duration.milliseconds)ms" : "rumble \(level) for \(duration.milliseconds)ms")
+        line(level.isOff ? "off for \(duration.wholeMilliseconds)ms" : "rumble \(level) for \(duration.wholeMilliseconds)ms")
     }
 
     func indicate(_ color: IndicatorColor?) async throws(HapticError) {
@@ -37,7 +37,7 @@ struct LogActuator<C: Clock>: RumbleActuator where C.Duration == Duration {
             starts.current = start
             return start
         }
-        write("haptics +\(start.duration(to: now).milliseconds)ms \(text)\n")
+        write("haptics +\(start.duration(to: now).wholeMilliseconds)ms \(text)\n")
     }
 }
 
@@ -45,7 +45,7 @@ struct LogActuator<C: Clock>: RumbleActuator where C.Duration == Duration {
 func describeCue(_ cue: HapticCue) -> String {
     let pattern = cue.pattern
     let pulses = pattern.pulses.map { pulse in
-        pulse.strength == 0 ? "·\(pulse.duration.milliseconds)ms" : "\(Int((pulse.strength * 100).rounded()))%×\(pulse.duration.milliseconds)ms"
+        pulse.strength == 0 ? "·\(pulse.duration.wholeMilliseconds)ms" : "\(Int((pulse.strength * 100).rounded()))%×\(pulse.duration.wholeMilliseconds)ms"
     }.joined(separator: " ")
     let light = pattern.indicator.map { " light \(hexColor($0))" } ?? ""
     return "\(cue.rawValue): \(pulses)\(light)"
@@ -66,14 +66,9 @@ struct BellActuator: RumbleActuator {
 }
 
 extension Duration {
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-
     /// `120`, `0.5`: seconds as a person writes them.
     var seconds: String {
-        let value = Double(milliseconds) / 1000
+        let value = Double(wholeMilliseconds) / 1000
         return value == value.rounded() ? String(Int64(value)) : String(value)
     }
 }

@@ -324,7 +324,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         let task = Task { [weak self] in
             var left = limit
             while left > .zero, !Task.isCancelled {
-                let seconds = Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up))
+                let seconds = Int(left.inSeconds.rounded(.up))
                 self?.tick(generation, "waiting for \(what): \(seconds) s left")
                 let step = min(left, .seconds(1))
                 guard (try? await clock.sleep(for: step)) != nil else { return }

@@ -148,7 +148,7 @@ struct WatchState: Sendable {
 
     /// One line of `--json` output.
     static func line(_ event: Event, at time: Duration) -> String {
-        let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+        let seconds = time.inSeconds
         return #"{"device":"# + event.device + #","event":""# + event.kind.rawValue + #"","section":""# + event.section
             + #"","t":"# + String(format: "%.3f", seconds) + "}\n"
     }

@@ -47,7 +47,7 @@ import Testing
         let (link, peer, stall) = try Self.pair(stall: .milliseconds(300))
         defer { close(peer) }
         let big = [UInt8](repeating: 0xAA, count: 16 << 20) // far more than a socket buffer holds
-        await #expect(throws: HCILinkError.writeStalled("test", seconds: stall.linkSeconds)) { try await link.send(big) }
+        await #expect(throws: HCILinkError.writeStalled("test", seconds: stall.inSeconds)) { try await link.send(big) }
         #expect(HCILinkError.writeStalled("uart:/dev/ttyACM0", seconds: 5).description.contains("check the RTS/CTS wiring"))
         await link.close()
     }

@@ -63,7 +63,7 @@ enum LinkPeer {
             let left = end - .now
             if left <= .zero { return false }
             var entry = pollfd(fd: fd, events: Int16(events), revents: 0)
-            let ready = poll(&entry, 1, Int32(left.linkSeconds * 1000) + 1)
+            let ready = poll(&entry, 1, Int32(left.inSeconds * 1000) + 1)
             if ready > 0 { return true }
             if ready < 0 && errno != EINTR { return false }
         }
@@ -181,7 +181,7 @@ enum QuietLink {
         try await Task.sleep(for: window)
         let elapsed = clock.now - start
         let after = try #require(ThreadCPUTime.nanoseconds(ofThread: thread))
-        return Double(after - before) / 1e9 / elapsed.linkSeconds
+        return Double(after - before) / 1e9 / elapsed.inSeconds
     }
 
     /// Far below a spinning thread's share, far above what a blocked one accumulates.

@@ -30,7 +30,7 @@ package struct AdvertisingSetup: Hashable, Sendable {
 
     /// The interval in the controller's 0.625 ms units, within what legacy advertising allows.
     var intervalUnits: UInt32 {
-        let milliseconds = interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = interval.wholeMilliseconds
         return UInt32(min(max(milliseconds * 8 / 5, 0x20), 0x4000))
     }
 }

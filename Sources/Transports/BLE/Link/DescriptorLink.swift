@@ -179,7 +179,7 @@ final class DescriptorLink: Sendable {
                 }
                 guard waitWhileFull else { break }
                 if ContinuousClock.now - lastProgress > behaviour.writeStallLimit {
-                    throw .writeStalled(description, seconds: behaviour.writeStallLimit.linkSeconds)
+                    throw .writeStalled(description, seconds: behaviour.writeStallLimit.inSeconds)
                 }
                 _ = try? fd.poll(for: .writable, timeoutMilliseconds: Self.pollMilliseconds)
             }
@@ -344,12 +344,5 @@ final class DescriptorLink: Sendable {
             return FileDescriptor.WakeablePoll(events: events, woken: events.isEmpty)
         }
         return try fd.poll(for: .readable, orWake: wake)
-    }
-}
-
-extension Duration {
-    var linkSeconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) / 1e18
     }
 }

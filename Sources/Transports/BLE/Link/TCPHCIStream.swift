@@ -55,7 +55,7 @@ public final class TCPHCIStream: HCIByteStream {
             switch error {
             case .hostNotFound(let reason): throw .hostNotFound(host: host, reason: reason)
             case .refused: throw .connectionRefused(host: host, port: port)
-            case .timedOut: throw .connectTimedOut(host: host, port: port, seconds: timeout.linkSeconds)
+            case .timedOut: throw .connectTimedOut(host: host, port: port, seconds: timeout.inSeconds)
             case .noSocket(let errno): throw .io("cannot create a socket for \(HCILinkError.hostPort(host, port)): \(errno)")
             case .failed(let errno): throw .io("cannot connect to \(HCILinkError.hostPort(host, port)): \(errno)")
             }

@@ -12,7 +12,7 @@ public enum VendorScaleSession {
 
     /// `8 s`, `0.6 s`: a deadline as the messages say it.
     static func seconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let value = duration.inSeconds
         let tenths = (value * 10).rounded() / 10
         return tenths == tenths.rounded() ? "\(Int(tenths)) s" : "\(tenths) s"
     }

@@ -198,7 +198,7 @@ struct GattSubscriber: Sendable {
     }
 
     static func seconds(_ t: Duration) -> Double {
-        Double(t.components.seconds) + Double(t.components.attoseconds) * 1e-18
+        t.inSeconds
     }
 
     static func summary(_ record: SubscriptionRecord, kind: String, ending: SubscriptionEnding, took: Duration,

@@ -95,7 +95,7 @@ final class ServeSession: Sendable {
 
     /// Takes one event at `t` (from the start) and returns the JSON lines it makes.
     func take(_ event: PeripheralHost.Event, at t: Duration) -> [Line] {
-        let seconds = Double(t.components.seconds) + Double(t.components.attoseconds) / 1e18
+        let seconds = t.inSeconds
         return state.withLock { s -> [Line] in
             var lines: [Line] = []
             func line(_ event: String) -> Line { Line(event: event, t: (seconds * 1000).rounded() / 1000) }
