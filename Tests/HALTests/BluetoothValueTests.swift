@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func rejectsMalformedText() {
-        for bad in ["", "18", "181G", "0000181d-0000-1000-8000-00805f9b34f", "7B9E00013C2A4F1B9E6D5A4C3B2A1F00X"] {
+        for bad in ["", "18", "181G", "0000181d-0000-1000-8000-00805f9b34f", "7B9E00013C2A4F1B9E6D5A4C3B2A1F00X", "+18D", "18+D"] {
             #expect(BluetoothUUID(string: bad) == nil, "\(bad)")
         }
     }
@@ -47,7 +47,8 @@ import Testing
     }
 
     @Test func rejectsMalformed() {
-        for bad in ["", "AA:BB:CC:DD:EE", "AA:BB:CC:DD:EE:FF:00", "AA:BB:CC:DD:EE:GG", "AA:BB:CC:DD:EE:FF/other", "A:BB:CC:DD:EE:FF"] {
+        for bad in ["", "AA:BB:CC:DD:EE", "AA:BB:CC:DD:EE:FF:00", "AA:BB:CC:DD:EE:GG", "AA:BB:CC:DD:EE:FF/other", "A:BB:CC:DD:EE:FF",
+                    "+A:BB:CC:DD:EE:FF", "AA:BB:CC:DD:EE:-F"] {
             #expect(BLEAddress(string: bad) == nil, "\(bad)")
         }
     }

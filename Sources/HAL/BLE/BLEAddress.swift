@@ -38,7 +38,8 @@ public struct BLEAddress: Hashable, Sendable, CustomStringConvertible {
         guard octets.count == 6 else { return nil }
         var out: [UInt8] = []
         for octet in octets {
-            guard octet.count == 2, let value = UInt8(octet, radix: 16) else { return nil }
+            // Two hex digits exactly: `UInt8(_:radix:)` would also take a sign ("+A").
+            guard octet.count == 2, let value = Hex.bytes(octet)?.first else { return nil }
             out.append(value)
         }
         self.init(bytes: out, kind: kind)

@@ -45,14 +45,8 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
         let hex = string.filter { $0 != "-" }
         guard hex.count == 4 || hex.count == 8 || hex.count == 32,
               string.count == hex.count || string.count == 36 else { return nil }
-        var out: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            guard let byte = UInt8(hex[index..<next], radix: 16) else { return nil }
-            out.append(byte)
-            index = next
-        }
+        // Hex digits only: `UInt8(_:radix:)` would also take a sign ("+18D").
+        guard let out = Hex.bytes(hex) else { return nil }
         switch out.count {
         case 2: self.init(UInt16(out[0]) << 8 | UInt16(out[1]))
         case 4: self.init(uint32: UInt32(out[0]) << 24 | UInt32(out[1]) << 16 | UInt32(out[2]) << 8 | UInt32(out[3]))

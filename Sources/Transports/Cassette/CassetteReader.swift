@@ -327,12 +327,9 @@ public struct CassetteReader {
         return bytes
     }
 
+    /// A lower-case hex digit's value: the format writes bytes in lower case only.
     private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: nil
-        }
+        (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(digit) ? nil : Hex.nibble(digit)
     }
 
     /// Decimal digits only (no sign, no spaces), at most `digits` of them.

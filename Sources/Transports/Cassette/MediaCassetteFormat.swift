@@ -70,9 +70,8 @@ extension CassetteFormat {
                 bytes.append(byte)
                 continue
             }
-            guard let high = iterator.next(), let low = iterator.next(),
-                  let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(value)
+            guard let high = iterator.next().flatMap(Hex.nibble), let low = iterator.next().flatMap(Hex.nibble) else { return nil }
+            bytes.append(high << 4 | low)
         }
         return String(decoding: bytes, as: UTF8.self)
     }

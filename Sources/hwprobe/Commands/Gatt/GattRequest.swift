@@ -63,29 +63,12 @@ enum HexValue {
         guard digits.count / 2 <= maximumLength else {
             throw fail("\(digits.count / 2) bytes: an attribute value holds at most \(maximumLength)")
         }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = digits.startIndex
-        while index < digits.endIndex {
-            let next = digits.index(index, offsetBy: 2)
-            guard let byte = UInt8(digits[index..<next], radix: 16) else { throw fail("not hex") }
-            bytes.append(byte)
-            index = next
-        }
+        guard let bytes = Hex.bytes(digits) else { throw fail("not hex") }
         return bytes
     }
 
     /// Lower-case, no separators: the contract's spelling of a value.
-    static func text(_ bytes: [UInt8]) -> String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func text(_ bytes: [UInt8]) -> String { Hex.string(bytes, .lower) }
 }
 
 /// What `gatt` was asked to do beyond the dump, checked before any device is opened.
