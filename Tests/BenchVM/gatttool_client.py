@@ -4,7 +4,7 @@ VM's kernel group: the kernel's LE connection, L2CAP, ATT socket and (with --sec
 Manager meet a GATT server over the air of a bumble link.
 
     gatttool_client.py mirror    HCI ADDRESS[/random]
-    gatttool_client.py protected HCI ADDRESS[/random] SEC-LEVEL UUID=HEX|UUID=refused:TEXT...
+    gatttool_client.py protected HCI ADDRESS[/random] SEC-LEVEL UUID=HEX|UUID=refused:TEXT|UUID=unanswered...
 
 `mirror`: against a mirror-v1 server (mirror-gatt-v1.md): discovers the service and its
 characteristics and descriptors, reads deviceInfo, reads result too early (refused), subscribes
@@ -12,7 +12,7 @@ to scanState, scale and alignment through their CCCDs, writes init and a scanTok
 scanState to be notified warmingUp, then ready.
 `protected`: raises the link's security to SEC-LEVEL (medium: encrypted, high: authenticated;
 the kernel pairs, or encrypts with its bond) and reads each UUID by type, expecting that value or
-a refusal whose text (gatttool's words) contains TEXT.
+a refusal whose text (gatttool's words) contains TEXT, or (UUID=unanswered) no answer at all.
 
 Prints one line per check, "ok - WHAT" or "not ok - WHAT" with what gatttool said, then the
 values it read as "value UUID HEX"; exits 1 if a check failed. gatttool runs on a pseudo-terminal
@@ -224,11 +224,18 @@ def protected(tool: Gatttool, level: str, reads: list[str]) -> None:
     for read in reads:
         uuid, _, want = read.lower().partition("=")
         tool.send(f"char-read-uuid {uuid}")
-        line = tool.expect(r"handle: 0x[0-9a-f]{4} \t value: ([0-9a-f ]*)|Read characteristics by UUID failed: (.*)", 60)
+        line = tool.expect(r"handle: 0x[0-9a-f]{4} \t value: ([0-9a-f ]*)|Read characteristics by UUID failed: (.*)",
+                           8 if want == "unanswered" else 40)
         value = line.group(1).replace(" ", "") if line is not None and line.group(1) is not None else None
         error = line.group(2) if line is not None else "no answer"
         print(f"value {uuid} {value}", flush=True)
-        if want.startswith("refused:"):
+        if want == "unanswered":
+            # BlueZ's ATT layer (src/shared/att.c) answers 0x05 by raising the socket's security
+            # to high and sending the request again once the kernel has paired for it: a pairing
+            # that cannot be authenticated ends the link instead, and gatttool never answers.
+            tool.check(f"with sec-level {level}, reading {uuid} gets no answer ({value or error})",
+                       line is None)
+        elif want.startswith("refused:"):
             tool.check(f"with sec-level {level}, reading {uuid} is refused ({value or error})",
                        value is None and want[len("refused:"):] in (error or "").lower())
         else:

@@ -43,11 +43,11 @@ async def run(args) -> int:
             snoop_file = open(f"{args.btsnoop}{k}.btsnoop", "wb")
             snoop_files.append(snoop_file)
             port.snooper = BtSnooper(snoop_file)
-        vhci = VhciHost(port, "/dev/vhci")
-        # one at a time, so hciN are numbered in the order of the addresses
-        index = await vhci.wait_until_set_up(timeout=30.0)
-        hosts.append((index, port, vhci))
-        logging.getLogger("peer.vhci_link").info("hci%d set up by the kernel", index)
+        # opened in order, so hciN are numbered in the order of the addresses
+        hosts.append((port, VhciHost(port, "/dev/vhci")))
+    # the kernel sets them up side by side (each then waits 2 s before powering it off)
+    indexes = await asyncio.gather(*(vhci.wait_until_set_up(timeout=30.0) for _, vhci in hosts))
+    hosts = [(index, port, vhci) for index, (port, vhci) in zip(indexes, hosts)]
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)

@@ -24,22 +24,20 @@ keys="/sys/kernel/debug/bluetooth/hci$K/long_term_keys"
 mkfifo "$work/mgmt.in"
 exec 7<>"$work/mgmt.in"
 mgmt() { timeout 20 btmgmt --index $K "$@" <&7; }
-# mgmt_pair OUT ANSWER ARGS...: btmgmt pair ARGS, answering its prompt (the kernel asking user space
-# to confirm, or for a passkey) with ANSWER through its standard input; its exit status.
-mgmt_pair() {
-    local out="$1" answer="$2" pid answered=0 deadline=$(( $(date +%s) + 40 ))
-    shift 2
-    timeout 40 btmgmt --index $K pair "$@" <&7 >"$out" 2>&1 &
-    pid=$!
-    while kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
-        if [ $answered = 0 ] && grep -q "User Confirm\|request passkey" "$out"; then
-            echo "$answer" >&7
-            answered=1
-        fi
-        sleep 0.1
-    done
-    wait "$pid"
+# agent NAME ARGS...: Tests/BenchVM/mgmt_agent.py answering the kernel's pairing prompts (as
+# bluetoothd's agent would) and logging its pairing events to $work/NAME.agent until agent_stop.
+agent() {
+    local name="$1"; shift
+    mkfifo "$work/$name.agent.in"
+    exec 8<>"$work/$name.agent.in"
+    "$PY" "$repo/Tests/BenchVM/mgmt_agent.py" $K "$@" <&8 >"$work/$name.agent" 2>&1 &
+    agent_pid=$!
+    agent_ready() { grep -q "^READY" "$work/$name.agent" || ! kill -0 "$agent_pid" 2>/dev/null; }
+    wait_until 20 agent_ready
 }
+agent_stop() { exec 8>&-; kill "$agent_pid" 2>/dev/null; wait "$agent_pid" 2>/dev/null; }
+# agent_events NAME EXPRESSION: EXPRESSION on the agent's JSON lines (j)
+agent_events() { json_lines "$work/$1.agent" "$2"; }
 
 # hwprobe_serve NAME ARGS...: hwprobe serve on hci0 in the background ($served: its pid), until
 # its advertising line is out; $advertised is the address it advertises from (ADDR/random).
@@ -124,7 +122,7 @@ JSON
 kernel_ltk() { "$PY" -c 'import sys
 for line in open(sys.argv[1]):
     f = line.split()
-    if f and f[0] == sys.argv[2]: print(bytes.fromhex(f[-1])[::-1].hex()); break
+    if f and f[0].upper() == sys.argv[2]: print(bytes.fromhex(f[-1])[::-1].hex()); break
 else: print("none")' "$keys" "$1" 2>&1; }
 # hwprobe_ltk PEER: hwprobe's key for PEER from hci0's bond store
 hwprobe_ltk() { "$PY" -c 'import json,sys,glob
@@ -136,7 +134,8 @@ print("none")' "$XDG_STATE_HOME" "$1" 2>&1; }
 started=$(date +%s.%N)
 export XDG_STATE_HOME="$work/state-jw"
 hwprobe_serve jw "profile:$work/secure.json" --pairing required
-mgmt_pair "$work/pair-jw.out" yes -c 3 -t 2 "${advertised%/*}"
+agent jw
+timeout 40 btmgmt --index $K pair -c 3 -t 2 "${advertised%/*}" <&7 >"$work/pair-jw.out" 2>&1
 rc=$?
 elapsed "btmgmt pair (Just Works) with hwprobe serve --pairing required" "$started"
 paired="$(json_lines "$work/jw.json" '[[l.get("method"), l.get("secureConnections"), l.get("error")] for l in j if l["event"] == "paired"]')"
@@ -152,15 +151,77 @@ if [ "$ours" != none ] && [ "$ours" = "$theirs" ]; then
 else
     fail "the kernel and serve's bond store hold the same LTK" "serve's: $ours" "kernel's: $theirs" "$(cat "$keys")"
 fi
-gatttool_client protected hci$K "$advertised" medium 2A6E=0a01 2A6F=3200 2A1F=refused:authentication
+# 2A1F needs authentication, which a Just Works bond does not give: serve answers 0x05, BlueZ's ATT
+# layer asks the kernel for an authenticated link, and the kernel, NoInputNoOutput, cannot pair
+# for one (it sends Pairing Failed 0x03 itself and drops the link).
+gatttool_client protected hci$K "$advertised" medium 2A6E=0a01 2A6F=3200 2A1F=unanswered
 stop_serve
-seen="$(json_lines "$work/jw.json" '[l["event"] + ("" if l["event"] != "encrypted" else " level %d" % l["level"]) for l in j if l["event"] in ("connected", "paired", "encrypted", "disconnected")]')"
-if [ "$(echo "$seen" | "$PY" -c 'import json,sys; e=json.load(sys.stdin); print(e[e.index("connected", 1):].count("paired"), e[e.index("connected", 1):].count("encrypted level 2"))' 2>&1)" = "0 1" ]; then
-    pass "gatttool's connection was encrypted with the bond, no second pairing ($seen)"
+agent_stop
+events="$(agent_events jw '[l["event"] + ("" if l["event"] != "new-ltk" else " %s %d %s" % (l["keyType"], l["store"], l["address"])) for l in j]')"
+echo "# the kernel's mgmt events: $events" >&2
+seen="$(json_lines "$work/jw.json" '[l["event"] + ("" if l["event"] != "encrypted" else " level %d" % l["level"]) + ("" if l["event"] != "paired" else " " + (l.get("error") or "ok")[:20]) for l in j if l["event"] in ("connected", "paired", "encrypted")]')"
+if [ "$seen" = '["connected", "encrypted level 2", "paired ok", "connected", "encrypted level 2", "paired Pairing Failed: 0x03"]' ] \
+    && [ "$(agent_events jw '[l["event"] + " " + l.get("status", "") for l in j if l["event"] == "auth-failed"]')" = '["auth-failed 0x05"]' ]; then
+    pass "gatttool's link was encrypted with the bond (no pairing first), and the authenticated read ended in the kernel's Pairing Failed 0x03 ($seen)"
 else
-    fail "gatttool's connection was encrypted with the bond, no second pairing" "$seen"
+    fail "gatttool's link encrypted with the bond, the authenticated read refused by the kernel's own pairing" "$seen" "$(cat "$work/jw.json" "$work/jw.err" "$work/jw.agent")"
 fi
 elapsed "Just Works, both sides' keys, a protected read" "$started"
+
+# 2b. Passkey Entry, both sides typing (KeyboardOnly on both: the core specification's Table 2.8):
+#     the kernel asks user space for the passkey (the agent gives it), serve has it from --passkey.
+#     The kernel forgets the Just Works bond first (btmgmt unpair), serve starts with no store.
+started=$(date +%s.%N)
+mgmt unpair -t 2 "${advertised%/*}" >"$work/unpair.out" 2>&1
+export XDG_STATE_HOME="$work/state-passkey"
+hwprobe_serve passkey "profile:$work/secure.json" --pairing required --io keyboard --passkey 314159
+agent passkey --passkey 314159
+timeout 40 btmgmt --index $K pair -c 2 -t 2 "${advertised%/*}" <&7 >"$work/pair-passkey.out" 2>&1
+rc=$?
+paired="$(json_lines "$work/passkey.json" '[[l.get("method"), l.get("secureConnections"), l.get("error")] for l in j if l["event"] == "paired"]')"
+asked="$(agent_events passkey '[l["event"] + ("" if l["event"] != "new-ltk" else " authenticated=%s" % l["authenticated"]) for l in j if l["event"] in ("passkey-request", "user-confirm", "new-ltk")]')"
+if [ $rc -eq 0 ] && grep -q "Paired with" "$work/pair-passkey.out" && [ "$paired" = '[["passkey", true, null]]' ] \
+    && [ "$asked" = '["passkey-request", "new-ltk authenticated=True"]' ]; then
+    pass "btmgmt pair -c 2 (KeyboardOnly): the kernel bonds with serve by Secure Connections Passkey Entry, authenticated (kernel: $asked; serve: $paired)"
+else
+    fail "btmgmt pair -c 2 (KeyboardOnly) bonds with serve by Passkey Entry" "exit $rc: $(cat "$work/pair-passkey.out")" "serve: $paired" "kernel: $asked" "$(tail -n 20 "$work/passkey.json" "$work/passkey.err")"
+fi
+gatttool_client protected hci$K "$advertised" high 2A1F=1234
+stop_serve
+agent_stop
+ours="$(hwprobe_ltk "$KADDR")"
+theirs="$(kernel_ltk "${advertised%/*}")"
+if [ "$ours" != none ] && [ "$ours" = "$theirs" ]; then pass "after Passkey Entry too, the kernel and serve hold the same LTK"
+else fail "after Passkey Entry, the kernel and serve hold the same LTK" "serve's: $ours" "kernel's: $theirs" "$(cat "$keys")"; fi
+elapsed "Passkey Entry and an authenticated read" "$started"
+
+# 3. hwprobe pair (hci0, central and initiator) with the kernel's controller advertising as a
+#    connectable, bondable peripheral (the kernel the responder).
+started=$(date +%s.%N)
+export XDG_STATE_HOME="$work/state-central"
+mgmt connectable on >"$work/adv.out" 2>&1
+mgmt advertising on >>"$work/adv.out" 2>&1
+agent central
+"$HWPROBE" pair --hci hci:0 "$KADDR" --json >"$work/pair.json" 2>"$work/pair.err"
+rc=$?
+sleep 0.5   # (the kernel's New Long Term Key event follows the key distribution)
+agent_stop
+got="$(json "$work/pair.json" '[j["identity"], j["method"], j["secureConnections"], j["bonded"], j["keys"]]')"
+events="$(agent_events central '[l["event"] + ("" if l["event"] != "new-ltk" else " %s store=%d" % (l["address"], l["store"])) for l in j if l["event"] in ("user-confirm", "new-ltk", "auth-failed")]')"
+if [ $rc -eq 0 ] && [ "$got" = "[\"$KADDR\", \"just-works\", true, true, [\"ltk\"]]" ] && echo "$events" | grep -q "new-ltk $HADDR store=1"; then
+    pass "hwprobe pair bonds with the kernel's advertising controller by Secure Connections Just Works (hwprobe: $got; kernel: $events)"
+else
+    fail "hwprobe pair bonds with the kernel's advertising controller" "exit $rc: $got" "kernel: $events" "$(cat "$work/pair.err" "$work/adv.out")"
+fi
+ours="$(hwprobe_ltk "$KADDR")"
+theirs="$(kernel_ltk "$HADDR")"
+if [ "$ours" != none ] && [ "$ours" = "$theirs" ]; then pass "the kernel (debugfs) and hwprobe's bond store hold the same LTK for each other"
+else fail "the kernel and hwprobe's bond store hold the same LTK" "hwprobe's: $ours" "kernel's: $theirs" "$(cat "$keys")"; fi
+"$HWPROBE" bonds --json >"$work/bonds.json" 2>"$work/bonds.err"
+listed="$(json "$work/bonds.json" '[[c["controller"], [b["identity"] for b in c["bonds"]]] for c in j["controllers"]]')"
+if [ "$listed" = "[[\"$HADDR\", [\"$KADDR\"]]]" ]; then pass "hwprobe bonds lists the kernel's controller as hci0's bond ($listed)"
+else fail "hwprobe bonds lists the kernel's controller" "$listed" "$(cat "$work/bonds.err")"; fi
+elapsed "hwprobe pair with the kernel as peripheral" "$started"
 
 kill "$link" 2>/dev/null
 wait "$link" 2>/dev/null
