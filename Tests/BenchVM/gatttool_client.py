@@ -225,7 +225,7 @@ def protected(tool: Gatttool, level: str, reads: list[str]) -> None:
         uuid, _, want = read.lower().partition("=")
         tool.send(f"char-read-uuid {uuid}")
         line = tool.expect(r"handle: 0x[0-9a-f]{4} \t value: ([0-9a-f ]*)|Read characteristics by UUID failed: (.*)",
-                           8 if want == "unanswered" else 40)
+                           4 if want == "unanswered" else 40)
         value = line.group(1).replace(" ", "") if line is not None and line.group(1) is not None else None
         error = line.group(2) if line is not None else "no answer"
         print(f"value {uuid} {value}", flush=True)

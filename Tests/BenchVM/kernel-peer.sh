@@ -100,19 +100,35 @@ cat >"$work/secure.json" <<'JSON'
    {"uuid": "2A6F", "properties": ["read"], "value": "3200", "security": {"read": "encrypted"}},
    {"uuid": "2A1F", "properties": ["read"], "value": "1234", "security": {"read": "authenticated"}}]}]}
 JSON
-# kernel_ltk PEER: the kernel's long-term key for PEER (debugfs, least significant octet first)
-# turned to the bond store's order (most significant first); "none" when it has none.
-kernel_ltk() { "$PY" -c 'import sys
-for line in open(sys.argv[1]):
+# same_keys PEER: compares the kernel's long-term keys for PEER (debugfs: least significant octet
+# first; type 1 the key it was given, 2 the key it gave, 3 a Secure Connections key) with the bond
+# hwprobe keeps for the kernel's controller in $XDG_STATE_HOME (most significant first; centralKey
+# the key the peer gave, peripheralKey the key hwprobe gave). Prints "same: KINDS" or the difference.
+same_keys() { "$PY" - "$keys" "$1" "$XDG_STATE_HOME" "$KADDR" <<'PY' 2>&1
+import glob, json, sys
+debugfs, peer, state, identity = sys.argv[1:]
+kernel = {}
+for line in open(debugfs):
     f = line.split()
-    if f and f[0].upper() == sys.argv[2]: print(bytes.fromhex(f[-1])[::-1].hex()); break
-else: print("none")' "$keys" "$1" 2>&1; }
-# hwprobe_ltk PEER: hwprobe's key for PEER from hci0's bond store
-hwprobe_ltk() { "$PY" -c 'import json,sys,glob
-for path in glob.glob(sys.argv[1] + "/hwprobe/bonds/*.json"):
-    for b in json.load(open(path))["bonds"]:
-        if b["identity"] == sys.argv[2]: print((b.get("peripheralKey") or b.get("centralKey"))["ltk"].lower()); sys.exit()
-print("none")' "$XDG_STATE_HOME" "$1" 2>&1; }
+    if len(f) == 9 and f[0].upper() == peer:
+        kernel[int(f[4], 16)] = (bytes.fromhex(f[8])[::-1].hex(), int(f[6], 16), f[7])
+ours = {}
+for path in glob.glob(state + "/hwprobe/bonds/*.json"):
+    for bond in json.load(open(path))["bonds"]:
+        if bond["identity"] == identity:
+            for kind in ("centralKey", "peripheralKey"):
+                if bond.get(kind):
+                    ours[kind] = (bond[kind]["ltk"].lower(), bond[kind]["ediv"], bond[kind]["rand"].lower())
+if 3 in kernel:   # Secure Connections: one key both ways
+    want = {kind: kernel[3] for kind in ours}
+else:             # legacy: the key the kernel gave is ours to encrypt with as central, and back
+    want = {kind: kernel[t] for kind, t in (("centralKey", 2), ("peripheralKey", 1)) if t in kernel}
+if ours and ours == want:
+    print("same: " + ", ".join(f"{kind} (EDIV {v[1]:04x}, Rand {v[2]})" for kind, v in sorted(ours.items())))
+else:
+    print(f"different: hwprobe {ours}, kernel {kernel}")
+PY
+}
 
 started=$(date +%s.%N)
 export XDG_STATE_HOME="$work/state-jw"
@@ -127,13 +143,11 @@ if [ $rc -eq 0 ] && grep -q "Paired with ${advertised%/*}" "$work/pair-jw.out" &
 else
     fail "btmgmt pair -c 3 (NoInputNoOutput) bonds with serve by Secure Connections Just Works" "exit $rc: $(cat "$work/pair-jw.out")" "serve: $paired" "$(tail -n 20 "$work/jw.json" "$work/jw.err")"
 fi
-ours="$(hwprobe_ltk "$KADDR")"
-theirs="$(kernel_ltk "${advertised%/*}")"
-if [ "$ours" != none ] && [ "$ours" = "$theirs" ]; then
-    pass "the kernel (debugfs long_term_keys) and serve's bond store hold the same LTK for each other"
-else
-    fail "the kernel and serve's bond store hold the same LTK" "serve's: $ours" "kernel's: $theirs" "$(cat "$keys")"
-fi
+same="$(same_keys "${advertised%/*}")"
+case "$same" in
+    same:*) pass "the kernel (debugfs long_term_keys) and serve's bond store hold the same LTK for each other ($same)" ;;
+    *) fail "the kernel and serve's bond store hold the same LTK" "$same" ;;
+esac
 # 2A1F needs authentication, which a Just Works bond does not give: serve answers 0x05, BlueZ's ATT
 # layer asks the kernel for an authenticated link, and the kernel, NoInputNoOutput, cannot pair
 # for one (it sends Pairing Failed 0x03 itself and drops the link).
@@ -172,10 +186,11 @@ fi
 gatttool_client protected hci$K "$advertised" high 2A1F=1234
 stop_serve
 agent_stop
-ours="$(hwprobe_ltk "$KADDR")"
-theirs="$(kernel_ltk "${advertised%/*}")"
-if [ "$ours" != none ] && [ "$ours" = "$theirs" ]; then pass "after Passkey Entry too, the kernel and serve hold the same LTK"
-else fail "after Passkey Entry, the kernel and serve hold the same LTK" "serve's: $ours" "kernel's: $theirs" "$(cat "$keys")"; fi
+same="$(same_keys "${advertised%/*}")"
+case "$same" in
+    same:*) pass "after Passkey Entry too, the kernel and serve hold the same LTK ($same)" ;;
+    *) fail "after Passkey Entry, the kernel and serve hold the same LTK" "$same" ;;
+esac
 elapsed "Passkey Entry and an authenticated read" "$started"
 
 # 3. hwprobe pair (hci0, central and initiator) with the kernel's controller advertising as a
@@ -187,7 +202,9 @@ mgmt advertising on >>"$work/adv.out" 2>&1
 agent central
 "$HWPROBE" pair --hci hci:0 "$KADDR" --json >"$work/pair.json" 2>"$work/pair.err"
 rc=$?
-sleep 0.5   # (the kernel's New Long Term Key event follows the key distribution)
+# (the kernel's New Long Term Key event may come a little after hwprobe is done)
+new_ltk() { grep -q '"new-ltk"' "$work/$1.agent"; }
+wait_until 5 new_ltk central
 agent_stop
 got="$(json "$work/pair.json" '[j["identity"], j["method"], j["secureConnections"], j["bonded"], j["keys"]]')"
 events="$(agent_events central '[l["event"] + ("" if l["event"] != "new-ltk" else " %s store=%d" % (l["address"], l["store"])) for l in j if l["event"] in ("user-confirm", "new-ltk", "auth-failed")]')"
@@ -196,13 +213,34 @@ if [ $rc -eq 0 ] && [ "$got" = "[\"$KADDR\", \"just-works\", true, true, [\"ltk\
 else
     fail "hwprobe pair bonds with the kernel's advertising controller" "exit $rc: $got" "kernel: $events" "$(cat "$work/pair.err" "$work/adv.out")"
 fi
-ours="$(hwprobe_ltk "$KADDR")"
-theirs="$(kernel_ltk "$HADDR")"
-if [ "$ours" != none ] && [ "$ours" = "$theirs" ]; then pass "the kernel (debugfs) and hwprobe's bond store hold the same LTK for each other"
-else fail "the kernel and hwprobe's bond store hold the same LTK" "hwprobe's: $ours" "kernel's: $theirs" "$(cat "$keys")"; fi
+same="$(same_keys "$HADDR")"
+case "$same" in
+    same:*) pass "the kernel (debugfs) and hwprobe's bond store hold the same LTK for each other ($same)" ;;
+    *) fail "the kernel and hwprobe's bond store hold the same LTK" "$same" ;;
+esac
 "$HWPROBE" bonds --json >"$work/bonds.json" 2>"$work/bonds.err"
 listed="$(json "$work/bonds.json" '[[c["controller"], [b["identity"] for b in c["bonds"]]] for c in j["controllers"]]')"
 if [ "$listed" = "[[\"$HADDR\", [\"$KADDR\"]]]" ]; then pass "hwprobe bonds lists the kernel's controller as hci0's bond ($listed)"
 else fail "hwprobe bonds lists the kernel's controller" "$listed" "$(cat "$work/bonds.err")"; fi
 elapsed "hwprobe pair with the kernel as peripheral" "$started"
+
+# 4. The same by legacy pairing (hwprobe pair --legacy): two keys, one each way, each with its own
+#    EDIV and Rand, which both sides must file under the right direction.
+started=$(date +%s.%N)
+mgmt unpair -t 1 "$HADDR" >"$work/unpair.out" 2>&1
+export XDG_STATE_HOME="$work/state-legacy"
+agent legacy
+"$HWPROBE" pair --hci hci:0 "$KADDR" --legacy --json >"$work/legacy.json" 2>"$work/legacy.err"
+rc=$?
+wait_until 5 new_ltk legacy
+agent_stop
+got="$(json "$work/legacy.json" '[j["method"], j["secureConnections"], j["bonded"], j["keys"]]')"
+events="$(agent_events legacy '["%s type %d" % (l["event"], l["keyType"]) for l in j if l["event"] == "new-ltk"]')"
+same="$(same_keys "$HADDR")"
+if [ $rc -eq 0 ] && [ "$(echo "$got" | cut -c1-29)" = '["just-works", false, true, [' ] && [ "${same%%:*}" = same ]; then
+    pass "hwprobe pair --legacy bonds with the kernel by legacy Just Works, and both file each key under the same direction (hwprobe: $got; kernel: $events; $same)"
+else
+    fail "hwprobe pair --legacy bonds with the kernel, keys filed the same way" "exit $rc: $got" "kernel: $events" "$same" "$(cat "$work/legacy.err")"
+fi
+elapsed "legacy pairing with the kernel as peripheral" "$started"
 exec 7>&-
