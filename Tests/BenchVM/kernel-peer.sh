@@ -9,7 +9,9 @@
 #   1. gatttool on hci1 discovers, reads, subscribes to and writes hwprobe serve mirror-v1 on hci0;
 #   2. btmgmt pair from hci1 bonds with hwprobe serve --pairing required (Just Works, then Passkey
 #      Entry), and gatttool reads values that need security, encrypted with that bond;
-#   3. hwprobe pair on hci0 bonds with hci1 advertising through the kernel.
+#   3. hwprobe pair on hci0 bonds with hci1 advertising through the kernel, by Secure Connections
+#      and then by legacy pairing; both sides must hold the same keys, filed the same way.
+# What the kernel did differently from bumble is in docs/testing.md §4.
 # Needs bluez and bluez-test-tools (btmgmt, gatttool) on the host, whose root the VM shares.
 K="${kernel%%/*}"; K="${K#hci}"  # the kernel's controller (from the peer's READY line)
 KADDR="${kernel#*/}"
@@ -17,8 +19,8 @@ HADDR=A0:A0:A0:00:00:03         # hwprobe's (hci0: ble_peer.py's --vhci controll
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 keys="/sys/kernel/debug/bluetooth/hci$K/long_term_keys"
 
-# btmgmt quits at the end of its standard input, even before the kernel has answered: give it one
-# that stays open (a fifo held by this shell) and a deadline.
+# btmgmt ends with its standard input, before the kernel's reply (with /dev/null it printed
+# nothing): give it one that stays open (a fifo held by this shell) and a deadline.
 mkfifo "$work/mgmt.in"
 exec 7<>"$work/mgmt.in"
 mgmt() { timeout 20 btmgmt --index $K "$@" <&7; }
