@@ -5,10 +5,11 @@ Two bumble virtual controllers share one LocalLink. Controller A is what the hos
 test drives, as an H4 byte stream on a TCP server (and optionally a pty). Controller B runs
 a bumble Device acting as the peripheral of the chosen profile. With --vhci, one more
 controller A becomes the kernel's own hciN through /dev/vhci (for tests of the `hci:` user
-channel in a VM with a real kernel). A second TCP port takes JSON control commands. Once
+channel in a VM with a real kernel), and with --kernel-vhci N, N more that the kernel itself
+manages (BlueZ's tools on the same link). A second TCP port takes JSON control commands. Once
 everything is up, exactly one line goes to stdout:
 
-    READY tcp=127.0.0.1:PORT address=AA:BB:CC:DD:EE:FF[/random] control=127.0.0.1:PORT [pty=/dev/pts/N] [vhci=hciN]
+    READY tcp=127.0.0.1:PORT address=AA:BB:CC:DD:EE:FF[/random] control=127.0.0.1:PORT [pty=/dev/pts/N] [vhci=hciN] [kernel=hciM/ADDRESS …]
 
 The peer runs until its stdin closes, SIGTERM/SIGINT, or the control command "quit".
 """
@@ -44,6 +45,9 @@ def parse_args(argv=None):
     parser.add_argument("--vhci", nargs="?", const="/dev/vhci", metavar="PATH",
                         help="also make a controller A the kernel's hciN through /dev/vhci (module hci_vhci; "
                              "READY waits until the kernel has set it up)")
+    parser.add_argument("--kernel-vhci", type=int, default=0, choices=range(0, 10), metavar="N",
+                        help="with --vhci: N more controllers on the link through /dev/vhci, left to the kernel "
+                             "to manage (public addresses A0:A0:A0:00:00:1k), for BlueZ's tools as a peer")
     parser.add_argument("--profile", choices=sorted(PROFILES), default="generic",
                         help="what the peripheral is; secure: generic plus characteristics that need an "
                              "encrypted / an authenticated Secure Connections link")
@@ -152,10 +156,15 @@ async def run(args) -> int:
 
     vhci = None
     vhci_index = None
+    kernel_vhcis, kernel_indexes = [], []
     if args.vhci:
         ports["vhci"] = HostPort("A-vhci", link, HOST_ADDRESS_VHCI, args.legacy_reports)
         vhci = VhciHost(ports["vhci"], args.vhci)
-        vhci_index = await vhci.wait_until_set_up(timeout=30.0)
+        # opened in order, so they become hciN, hciN+1, …; the kernel sets them up side by side
+        kernel_vhcis = [VhciHost(HostPort(f"K{k}-vhci", link, f"A0:A0:A0:00:00:1{k}", args.legacy_reports), args.vhci)
+                        for k in range(args.kernel_vhci)]
+        vhci_index, *kernel_indexes = await asyncio.gather(
+            *(host.wait_until_set_up(timeout=30.0) for host in [vhci] + kernel_vhcis))
 
     control = ControlServer(peripheral, ports, on_quit=stop.set)
     control_port = await control.start("127.0.0.1", args.control_port)
@@ -183,6 +192,8 @@ async def run(args) -> int:
         line += f" pty={pty.path}"
     if vhci_index is not None:
         line += f" vhci=hci{vhci_index}"
+    for index, host in zip(kernel_indexes, kernel_vhcis):
+        line += f" kernel=hci{index}/{host.port.public_address.to_string(False)}"
     print(line, flush=True)
 
     await stop.wait()
@@ -192,6 +203,8 @@ async def run(args) -> int:
         pty.close()
     if vhci is not None:
         vhci.close()
+    for host in kernel_vhcis:
+        host.close()
     await asyncio.sleep(0.05)
     await peripheral.aclose()
     if snoop_file is not None:

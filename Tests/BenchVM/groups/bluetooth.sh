@@ -1,7 +1,9 @@
 #!/bin/sh
 # Bluetooth against the real kernel: a bumble virtual controller attached through /dev/vhci is the
 # kernel's hci0, linked to bumble's mirror peripheral (Tests/Peers/ble_peer.py --profile mirror
-# --vhci). Our host stack opens hci:0 through the user channel (HCIDEVDOWN, then bind).
+# --vhci). Our host stack opens hci:0 through the user channel (HCIDEVDOWN, then bind). A second
+# one on the same link, hci1, stays the kernel's: BlueZ and the kernel's stack meet hwprobe serve
+# and pair there (Tests/BenchVM/kernel-peer.sh).
 # Runs inside the bench VM with modules bluetooth and hci_vhci: scripts/test-vm bluetooth.
 . "$(dirname "$0")/../guest-lib.sh"
 
@@ -12,17 +14,18 @@ NO_CAP="needs CAP_NET_ADMIN (run with sudo or setcap cap_net_admin+ep on hwprobe
 mkfifo "$work/peer.in"
 exec 5<>"$work/peer.in"
 started=$(date +%s.%N)
-"$PEER_PY" "$repo/Tests/Peers/ble_peer.py" --profile mirror --vhci <&5 >"$work/peer.out" 2>"$work/peer.err" &
+"$PEER_PY" "$repo/Tests/Peers/ble_peer.py" --profile mirror --vhci --kernel-vhci 1 <&5 >"$work/peer.out" 2>"$work/peer.err" &
 peer=$!
 ready() { grep -q "^READY" "$work/peer.out" || ! kill -0 "$peer" 2>/dev/null; }
 wait_until 90 ready
 elapsed "peer ready (bumble imported, hci0 registered and set up by the kernel)" "$started"
-if ! grep -q "^READY.* vhci=hci0" "$work/peer.out"; then
-    fail "bumble controller attached through /dev/vhci becomes hci0" "$(cat "$work/peer.out" "$work/peer.err")"
+if ! grep -q "^READY.* vhci=hci0 kernel=hci1/" "$work/peer.out"; then
+    fail "bumble controllers attached through /dev/vhci become hci0 (ours) and hci1 (the kernel's)" "$(cat "$work/peer.out" "$work/peer.err")"
     finish
 fi
-pass "bumble controller attached through /dev/vhci becomes hci0 ($(cat "$work/peer.out"))"
+pass "bumble controllers attached through /dev/vhci become hci0 (ours) and hci1 (the kernel's) ($(cat "$work/peer.out"))"
 mirror="$(sed -n 's/.* address=\([^ ]*\).*/\1/p' "$work/peer.out")"
+kernel="$(sed -n 's/.* kernel=\([^ ]*\).*/\1/p' "$work/peer.out")"
 
 # 1. list: the controller and the mirror, claimed by our driver, seen through the user channel.
 #    hci0 is up first (as if bluetoothd had powered it on): our stack must bring it down itself.
@@ -117,6 +120,9 @@ rc=$?
 seen="$(json "$work/again.json" '[p["kind"] for p in j["peripherals"] if p["hci"] == "hci:0" and p.get("kind")]')"
 if [ $rc -eq 0 ] && [ "$seen" = '["mirror"]' ]; then pass "after the refusals, hci:0 opens again and sees the mirror"
 else fail "after the refusals, hci:0 opens again and sees the mirror" "exit $rc; $seen" "$(tail -n 20 "$work/again.err")"; fi
+
+# 6. The kernel's own stack on hci1 as the peer of hwprobe serve and pair on hci0.
+. "$repo/Tests/BenchVM/kernel-peer.sh"
 
 kill "$peer" 2>/dev/null
 wait "$peer" 2>/dev/null
