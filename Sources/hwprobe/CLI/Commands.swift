@@ -202,6 +202,38 @@ enum Commands {
                                 what: "a recorded mirror answering as it did, keeping what the app asked this time"),
                         Example(line: "hwprobe serve --hci hci:0 profile:thermometer.json --name Lab-Thermo", what: "a device described in a file"),
                     ]),
+        CommandSpec(name: "relay", synopsis: "hwprobe relay --hci URI --to URI ADDRESS [--seconds S] [--advertising automatic|legacy|extended] [--record FILE [--anonymize]] [--json]",
+                    summary: "Stand between an app and its device: connect to ADDRESS through the --to controller, advertise what it "
+                        + "advertises through the --hci controller, and forward every ATT request, response, notification and "
+                        + "indication both ways as they happen, each link with its own MTU. Either side leaving ends the other's link "
+                        + "within a second; then the device is connected again for the next app. Prints the conversation (with "
+                        + "--json, serve's events each with \"side\": \"app\" or \"device\"). Runs until Ctrl-C or --seconds (exit 0); "
+                        + "exit 3 when a controller cannot be opened or the device is not found within 10 s.",
+                    options: [OptionSpec(name: "--hci", valueName: "URI", help: "the app's side, where the copy advertises: hci:N, uart:/dev/ttyX?baud=…, tcp:HOST:PORT",
+                                         value: .deviceURI(.hci)),
+                              OptionSpec(name: "--to", valueName: "URI", help: "the device's side: hci:N, uart:…, tcp:HOST:PORT (the same as --hci where "
+                                         + "one controller can be central and peripheral at once), sim: or replay:FILE",
+                                         value: .deviceURI(.hci)),
+                              OptionSpec(name: "--seconds", valueName: "S", help: "stop after S seconds (default: at Ctrl-C)"),
+                              OptionSpec(name: "--advertising", valueName: "FORM",
+                                         help: "automatic (the device's own form), legacy, or extended (everything in one extended "
+                                         + "advertisement, for centrals that never see scan responses, such as bumble's)",
+                                         value: .choice(["automatic", "legacy", "extended"])),
+                              OptionSpec(name: "--record", valueName: "FILE",
+                                         help: "write the device as the app met it, as a cassette: replayable with --hci replay:FILE and serve replay:FILE",
+                                         value: .file),
+                              anonymize,
+                              OptionSpec(name: "--json", help: "one JSON object per line: serve's events, each with \"side\": \"app\" or \"device\"")],
+                    positionals: [PositionalSpec(name: "ADDRESS", help: "the device, AA:BB:CC:DD:EE:FF[/public|/random]")],
+                    requiredPositionals: 1, required: ["--hci", "--to"],
+                    examples: [
+                        Example(line: "hwprobe relay --hci hci:0 --to hci:1 C0:FF:EE:00:4F:2A/random --record mirror.cassette",
+                                what: "the phone's app meets the mirror through hwprobe; the whole conversation kept as a cassette"),
+                        Example(line: "hwprobe serve --hci hci:0 replay:mirror.cassette",
+                                what: "then: that recording as the device, for the app again"),
+                        Example(line: "hwprobe scan --hci replay:scan.cassette --yes --json",
+                                what: "hwprobe as the app, with no radio, against a relay's recording of hwprobe scan (a replay answers the requests it recorded)"),
+                    ]),
         CommandSpec(name: "pair", synopsis: "hwprobe pair --hci URI ADDRESS [--io CAPABILITY] [--passkey N] [--legacy] [--json]",
                     summary: "Pair and bond with one peripheral (LE Secure Connections, or legacy pairing with --legacy) and keep its keys "
                         + "in the controller's bond store, so that it is encrypted without pairing next time. Prints the method and the "
@@ -259,7 +291,7 @@ enum Commands {
 
     /// The command names, for `help COMMAND`: spelled out, since the table cannot read itself while
     /// it is being made (a test checks that they are `all`'s names in order).
-    static let commandNames = ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "serve", "pair", "bonds", "demo", "help", "completions"]
+    static let commandNames = ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "serve", "relay", "pair", "bonds", "demo", "help", "completions"]
 
     private static var globalSpellings: String {
         CommandSpec.global.map { option in

@@ -34,6 +34,8 @@ final class ServeSession: Sendable {
         var level: Int?
         /// `paired`, `encrypted`: Secure Connections or legacy pairing.
         var secureConnections: Bool?
+        /// `relay`: which link it happened on, `app` or `device`.
+        var side: String?
     }
 
     struct Snapshot: Sendable {
@@ -61,24 +63,54 @@ final class ServeSession: Sendable {
     }
 
     private let state = Mutex(State())
-    private let database: AttributeDatabase?
     /// Each handle's UUID as the lines spell it (a CCCD's is its characteristic's), worked out
     /// once: a stream names its handle thousands of times a second.
     private let uuids: [UInt16: String]
+    /// Each CCCD's characteristic value handle: a write to one is a subscription.
+    private let clientConfigurations: [UInt16: UInt16]
     /// Lines kept for the screen's "recent" list.
     static let recentLines = 8
 
-    init(database: AttributeDatabase?) {
-        self.database = database
+    /// Names what the central does after `database`, the served device's own.
+    convenience init(database: AttributeDatabase?) {
         var uuids: [UInt16: String] = [:]
+        var configurations: [UInt16: UInt16] = [:]
         for attribute in database?.attributes ?? [] {
             if attribute.type == Attribute.clientConfigurationType, let (value, _) = database?.characteristic(ofClientConfiguration: attribute.handle) {
                 uuids[attribute.handle] = database?.attribute(value)?.type.description
+                configurations[attribute.handle] = value
             } else {
                 uuids[attribute.handle] = attribute.type.description
             }
         }
+        self.init(uuids: uuids, clientConfigurations: configurations)
+    }
+
+    /// Names what the central does after a database discovered on another device (`relay`).
+    convenience init(discovered services: [GATTServiceTree]) {
+        var uuids: [UInt16: String] = [:]
+        var configurations: [UInt16: UInt16] = [:]
+        for tree in services {
+            uuids[tree.service.start] = Attribute.primaryService.description
+            for characteristic in tree.characteristics {
+                uuids[characteristic.declarationHandle] = Attribute.characteristicDeclaration.description
+                uuids[characteristic.valueHandle] = characteristic.uuid.description
+                for descriptor in characteristic.descriptors {
+                    if descriptor.uuid == GATTCharacteristic.clientConfiguration {
+                        uuids[descriptor.handle] = characteristic.uuid.description
+                        configurations[descriptor.handle] = characteristic.valueHandle
+                    } else {
+                        uuids[descriptor.handle] = descriptor.uuid.description
+                    }
+                }
+            }
+        }
+        self.init(uuids: uuids, clientConfigurations: configurations)
+    }
+
+    private init(uuids: [UInt16: String], clientConfigurations: [UInt16: UInt16]) {
         self.uuids = uuids
+        self.clientConfigurations = clientConfigurations
     }
 
     var snapshot: Snapshot { state.withLock { $0.snapshot } }
@@ -272,8 +304,7 @@ final class ServeSession: Sendable {
 
     /// A write the server took: a CCCD's is a subscription (or its end), anything else a write.
     private func written(_ handle: UInt16, _ value: [UInt8], line: (String) -> Line, in s: inout State) -> [Line] {
-        if let database, let attribute = database.attribute(handle), attribute.type == Attribute.clientConfigurationType,
-           let (valueHandle, _) = database.characteristic(ofClientConfiguration: handle), value.count == 2 {
+        if let valueHandle = clientConfigurations[handle], value.count == 2 {
             let bits = UInt16(value[0]) | UInt16(value[1]) << 8
             var l = line(bits == 0 ? "unsubscribed" : "subscribed")
             l.handle = Int(valueHandle)
@@ -329,7 +360,7 @@ final class ServeSession: Sendable {
 
     /// A JSON line as one line for people: `12.345 s  write 0x0012 (uuid) = 01aa`.
     static func human(_ l: Line) -> String {
-        var text = String(format: "%8.3f s  ", l.t) + l.event
+        var text = String(format: "%8.3f s  ", l.t) + (l.side.map { $0.padding(toLength: 7, withPad: " ", startingAt: 0) } ?? "") + l.event
         if let central = l.central { text += " " + central }
         if let address = l.address { text += " from " + address }
         if let form = l.form { text += " (\(form))" }
@@ -363,6 +394,7 @@ final class ServeSession: Sendable {
         if let mtu = l.mtu { fields.append(("mtu", String(mtu))) }
         text("reason", l.reason)
         if let sc = l.secureConnections { fields.append(("secureConnections", sc ? "true" : "false")) }
+        text("side", l.side)
         let t = l.t.rounded() == l.t ? String(Int(l.t)) : String(l.t)
         fields.append(("t", t))
         text("uuid", l.uuid)

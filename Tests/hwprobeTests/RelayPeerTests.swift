@@ -1,0 +1,156 @@
+import Foundation
+import HAL
+import PeerSupport
+import Testing
+import Transports
+@testable import hwprobe
+
+/// `hwprobe relay` (the real binary) between bumble's central and bumble's mirror peer, all on
+/// one bumble link (Tests/Peers/central_peer.py --mirror): the relay's app side on controller
+/// A0, its device side on A1, hwprobe as an app on A2, bumble's central on C, the mirror peer
+/// (peerkit's mirror profile, ten times faster than life) on B. One bumble process for the suite.
+@Suite(.serialized, .exclusivePeer, .enabled(if: peerAvailable, "no bumble venv: run scripts/setup-peers (CI does)"))
+struct RelayPeerTests {
+    static let peer = Task { try await CentralPeer.start(hosts: 3, arguments: ["--mirror", "--speed", "10"]) }
+    /// The mirror peer's address (central_peer.py --mirror).
+    static let mirror = "B0:B0:B0:00:00:01"
+    static let scanStates = ["warmingUp", "ready", "scanning", "stepOff", "processing", "complete"]
+
+    static func relay(_ peer: CentralPeer, record: String? = nil) throws -> Serving {
+        try Serving(["--hci", peer.hosts[0].description, "--to", peer.hosts[1].description, mirror, "--advertising", "extended"]
+                    + (record.map { ["--record", $0] } ?? []), command: "relay")
+    }
+
+    /// The address the relay (or a served replay) advertises from, once it does.
+    static func advertised(_ serving: Serving) async throws -> String {
+        let line = try #require(await serving.line(containing: "\"advertising\"", within: .seconds(15)), "\(serving.stop().err)")
+        return try #require(try JSONShape.parse(line)["address"]?.string)
+    }
+
+    static func events(_ serving: Serving) -> [[String: JSONShape]] {
+        serving.all.compactMap { try? JSONShape.parse($0) }
+    }
+
+    static func bodyScan(_ central: CentralPeer, at address: String) async throws -> [String: Any] {
+        try await central.command(["cmd": "connect", "address": address, "timeout": 5])
+        try await central.command(["cmd": "mtu", "mtu": 247])
+        let scan = try await central.command(["cmd": "mirror_scan", "timeout": 20])
+        try await central.command(["cmd": "disconnect"])
+        return scan
+    }
+
+    static func scratch() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appending(path: "relay-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Issue 31's first "done when", and issue 28's last: bumble's mirror client scans the bumble
+    /// mirror through the relay, and the relay's recording, served as `serve replay:`, gives the
+    /// same client the same conversation (states and result).
+    @Test func bumblesMirrorClientScansThroughTheRelayAndServeReplaysTheRecording() async throws {
+        let peer = try await Self.peer.value
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appending(path: "mirror.cassette").path
+
+        let relay = try Self.relay(peer, record: cassette)
+        let address = try await Self.advertised(relay)
+        let live = try await Self.bodyScan(peer, at: address)
+        #expect(live["states"] as? [String] == Self.scanStates, "\(live)")
+        let result = try #require(live["result"] as? String)
+        #expect(result.count == 24)
+        // The app left: the device's link follows, and the relay advertises again for the next app.
+        #expect(await relay.line(containing: "\"event\":\"disconnected\",\"reason\":\"0x16\",\"side\":\"device\"") != nil)
+        #expect(await Self.readvertised(relay))
+        let (code, err) = relay.stop()
+        #expect(code == 0, "\(err)")
+
+        let events = Self.events(relay)
+        let app = events.filter { $0["side"]?.string == "app" }
+        let device = events.filter { $0["side"]?.string == "device" }
+        // Each link with its MTU: the app's exchange made the device link's, the same size.
+        #expect(app.contains { $0["event"]?.string == "mtu" && $0["mtu"]?.number == 247 }, "\(app)")
+        #expect(device.contains { $0["event"]?.string == "mtu" && $0["mtu"]?.number == 247 }, "\(device)")
+        let subscribed = app.filter { $0["event"]?.string == "subscribed" }.compactMap { $0["uuid"]?.string }
+        #expect(subscribed == (5...7).map { "7B9E000\($0)-3C2A-4F1B-9E6D-5A4C3B2A1F00" })
+        #expect(app.contains { $0["event"]?.string == "read" && $0["value"]?.string == result })
+        #expect(app.contains { $0["event"]?.string == "notified" })
+        // Within a second of the app's end, the device's.
+        let appEnd = try #require(app.first { $0["event"]?.string == "disconnected" }?["t"]?.number)
+        let deviceEnded = try #require(device.first { $0["event"]?.string == "disconnected" }?["t"]?.number)
+        #expect(deviceEnded >= appEnd && deviceEnded - appEnd < 1.0, "app \(appEnd) device \(deviceEnded)")
+
+        let recorded = try CassetteReader.read(path: cassette)
+        let mirror = try #require(recorded.peripherals.first)
+        #expect(recorded.peripherals.count == 1)
+        #expect(mirror.address.bytes == BLEAddress(string: Self.mirror)?.bytes)
+        #expect(mirror.advertising.first?.kind == .extended)
+        #expect(mirror.connections.count == 1)
+        #expect((mirror.connections.first?.att.count ?? 0) > 50)
+
+        let replaying = try Serving(["--hci", peer.hosts[0].description, "replay:\(cassette)?advertising=extended"])
+        let replayed = try await Self.bodyScan(peer, at: try await Self.advertised(replaying))
+        #expect(replayed["states"] as? [String] == Self.scanStates, "\(replayed)")
+        #expect(replayed["result"] as? String == result)
+        #expect(replaying.stop().code == 0)
+    }
+
+    /// The other half of the first "done when": hwprobe's own scan as the app through the relay,
+    /// and the recording played back with `--hci replay:` (no radio) gives the same scan.
+    @Test func hwprobesScanThroughTheRelayReplaysWithHciReplay() async throws {
+        let peer = try await Self.peer.value
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cassette = directory.appending(path: "scan.cassette").path
+        let relay = try Self.relay(peer, record: cassette)
+        let address = try await Self.advertised(relay)
+        let live = await TimedRun.run(["scan", "--hci", peer.hosts[2].description, "--mirror", address, "--yes", "--json"])
+        #expect(live.code == 0, "\(live.out)\(live.err)")
+        let liveJSON = try JSONShape.parse(live.out)
+        #expect(liveJSON["outcome"]?.string == "complete", "\(live.out)")
+        #expect(await relay.line(containing: "\"reason\":\"0x16\",\"side\":\"device\"", within: .seconds(5)) != nil)
+        #expect(relay.stop().code == 0)
+
+        let replayed = await TimedRun.run(["scan", "--hci", "replay:\(cassette)", "--mirror", Self.mirror, "--yes", "--json"])
+        #expect(replayed.code == 0, "\(replayed.out)\(replayed.err)")
+        let replayedJSON = try JSONShape.parse(replayed.out)
+        #expect(replayedJSON["outcome"]?.string == "complete")
+        #expect(replayedJSON["states"] == liveJSON["states"], "\(replayed.out)")
+        #expect(replayedJSON["result"] == liveJSON["result"], "\(replayed.out)")
+    }
+
+    /// Issue 31's second "done when": the device dropping the link ends the app's within a
+    /// second, and the relay then waits for the next app with the device connected again.
+    @Test func aDeviceThatDropsTheLinkEndsTheAppsWithinASecond() async throws {
+        let peer = try await Self.peer.value
+        let relay = try Self.relay(peer)
+        let address = try await Self.advertised(relay)
+        try await peer.command(["cmd": "connect", "address": address, "timeout": 5])
+        try await peer.command(["cmd": "discover"])
+        try await peer.command(["cmd": "mirror_drop", "reason": 0x13])
+        let link = try await peer.command(["cmd": "link", "timeout": 1.0])
+        #expect(link["connected"] as? Bool == false, "\(link)")
+        try await peer.command(["cmd": "disconnect"])
+        #expect(await Self.readvertised(relay), "the relay connects to the device again and waits for the next app")
+        let (code, err) = relay.stop()
+        #expect(code == 0, "\(err)")
+        let events = Self.events(relay)
+        let deviceEnd = try #require(events.first { $0["side"]?.string == "device" && $0["event"]?.string == "disconnected" })
+        #expect(deviceEnd["reason"]?.string == "0x13")
+        let appEnd = try #require(events.first { $0["side"]?.string == "app" && $0["event"]?.string == "disconnected" })
+        let gap = (appEnd["t"]?.number ?? 99) - (deviceEnd["t"]?.number ?? 0)
+        #expect(gap >= 0 && gap < 1.0, "\(gap)")
+    }
+
+    /// Whether the relay advertised a second time (after a link ended), within 10 s.
+    static func readvertised(_ relay: Serving) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(10))
+        while clock.now < deadline {
+            if relay.all.filter({ $0.contains("\"advertising\"") }).count >= 2 { return true }
+            try? await clock.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+}
