@@ -17,9 +17,12 @@ import Transports
         actions.compactMap { if case .send(let frame) = $0 { frame.payload } else { nil } }
     }
 
+    /// An app on, and the device's link up behind it.
     static func connected() -> RelayPeripheral {
         var relay = RelayPeripheral(address: device, advertising: advertising)
         _ = relay.linkUp(link, at: .zero)
+        _ = relay.takeForwards()
+        _ = relay.device(.connected, at: .zero)
         return relay
     }
 
@@ -65,26 +68,35 @@ import Transports
         #expect(relay.takeForwards().isEmpty)
     }
 
-    @Test func eitherSideLeavingEndsTheOtherAndTheRelayAdvertisesOnlyWithTheDeviceThere() {
+    @Test func theDevicesLinkFollowsTheAppsAndEitherLeavingEndsTheOther() {
         var relay = RelayPeripheral(address: Self.device, advertising: Self.advertising)
         #expect(relay.isAdvertising)
-        _ = relay.linkUp(Self.link, at: .zero)
+        // The app connecting makes the device's link; a request meanwhile waits its turn behind it.
+        #expect(relay.linkUp(Self.link, at: .zero).isEmpty)
         #expect(!relay.isAdvertising)
+        #expect(relay.received(Self.att([0x0A, 0x03, 0x00]), at: .zero).isEmpty)
+        #expect(relay.takeForwards() == [.connectDevice, .request([0x0A, 0x03, 0x00])])
+        _ = relay.device(.connected, at: .zero)
+        // The device dropping its link ends the app's, with the device's reason.
         #expect(relay.device(.disconnected(reason: 0x08), at: .zero) == [.disconnect(reason: 0x08)])
-        // Asked before the app's link is gone: nothing can answer.
+        // Asked before the app's link is gone: nothing can answer (0x0E Unlikely Error).
         #expect(Self.sent(relay.received(Self.att([0x0A, 0x03, 0x00]), at: .zero)) == [[0x01, 0x0A, 0x03, 0x00, 0x0E]])
         relay.linkDown(reason: 0x16, at: .zero)
         #expect(relay.takeForwards().isEmpty)
-        #expect(!relay.isAdvertising)
-        _ = relay.device(.connected, at: .zero)
         #expect(relay.isAdvertising)
-        // The app leaving asks the device's link to end; no advertising until it is back.
+        // The app leaving ends the device's link; no advertising until that link is gone.
         _ = relay.linkUp(Self.link, at: .zero)
+        _ = relay.device(.connected, at: .zero)
         relay.linkDown(reason: 0x13, at: .zero)
-        #expect(relay.takeForwards() == [.endDeviceLink])
+        #expect(relay.takeForwards() == [.connectDevice, .endDeviceLink])
         #expect(!relay.isAdvertising)
-        // An app that connects while the device is away is let go at once.
-        _ = relay.device(.disconnected(reason: 0x16), at: .zero)
+        // An app that comes while the device's last link is still ending is let go at once.
         #expect(relay.linkUp(Self.link, at: .zero) == [.disconnect(reason: 0x13)])
+        relay.linkDown(reason: 0x16, at: .zero)
+        #expect(relay.device(.disconnected(reason: 0x16), at: .zero).isEmpty)
+        #expect(relay.isAdvertising)
+        // A device that cannot be reached ends the app's link it was asked for.
+        _ = relay.linkUp(Self.link, at: .zero)
+        #expect(relay.device(.disconnected(reason: 0x3E), at: .zero) == [.disconnect(reason: 0x3E)])
     }
 }

@@ -5,6 +5,9 @@ import Transports
 /// What the relay's app side asks of the device it stands for (`hwprobe relay`): the runner
 /// carries each out on the device's link and feeds the outcome back as a `RelayDeviceInput`.
 package enum RelayForward: Hashable, Sendable {
+    /// An app connected: connect to the device now (it meets a new central when the app does,
+    /// so a device whose session starts with the connection starts it for the app).
+    case connectDevice
     /// An ATT request from the app, as it sent it; its answer comes back as `.answered`.
     case request([UInt8])
     /// A Write Command (or Signed Write Command): no answer.
@@ -18,7 +21,7 @@ package enum RelayForward: Hashable, Sendable {
 
 /// What happened on the device's link, fed to `RelayPeripheral` in the order it happened.
 package enum RelayDeviceInput: Hashable, Sendable {
-    /// The device's link is up (again): the relay advertises for the app.
+    /// The device's link is up, after `.connectDevice`.
     case connected
     /// The device's answer to the request last forwarded (its response or Error Response PDU).
     case answered([UInt8])
@@ -27,7 +30,7 @@ package enum RelayDeviceInput: Hashable, Sendable {
     case notified(handle: UInt16, value: [UInt8])
     /// Already confirmed to the device by our client bearer; the app confirms it to the relay.
     case indicated(handle: UInt16, value: [UInt8])
-    /// The device's link ended, with the HCI reason.
+    /// The device's link ended, or could not be made, with the HCI reason.
     case disconnected(reason: UInt8)
 }
 
@@ -47,19 +50,28 @@ package protocol RelayingPeripheral: VirtualPeripheral {
 /// errors reach the app unchanged (nothing is copied that could drift from the device); its
 /// answers, notifications and indications are sent to the app as the device sent them.
 ///
-/// What stays per side: the MTU (the app's Exchange MTU is forwarded as the device link's own
+/// The device's link follows the app's: an app connecting makes the relay connect to the
+/// device (requests that come meanwhile wait their turn on the way there), and either link
+/// ending ends the other. What stays per side: the MTU (the app's Exchange MTU is forwarded as the device link's own
 /// exchange, and the app is answered with what the device link took, so both links carry the
 /// same ATT_MTU; anything longer than the app's ATT_MTU is cut the way a server cuts it, Core
 /// Vol 3 Part F §3.4), indication confirmations (the device's are sent by our client bearer at
 /// once; the app's are waited for here, one indication at a time, within the 30 s ATT
 /// transaction timeout, §3.3.3), and the link itself: when the device's link ends the app's is
-/// ended, and when the app leaves the device's link is asked to end. It advertises only while
-/// the device's link is up and no app is connected.
+/// ended, and when the app leaves the device's link is asked to end. It advertises while no app
+/// is connected and the device's last link has ended.
 package struct RelayPeripheral: RelayingPeripheral {
     /// How long the app has to confirm an indication (the ATT transaction timeout).
     package static let confirmationTimeout: Duration = .seconds(30)
 
-    private enum DeviceLink { case up, ending, down }
+    private enum DeviceLink {
+        /// No link, none wanted: the relay advertises.
+        case idle
+        /// Asked for (`.connectDevice`), or up.
+        case connecting, up
+        /// Asked to end (the app left), or lost while the app is still on.
+        case ending
+    }
 
     package let address: BLEAddress
     package let advertising: VirtualAdvertising
@@ -73,14 +85,14 @@ package struct RelayPeripheral: RelayingPeripheral {
     private var confirmationDue: Duration?
     private var forwards: [RelayForward] = []
 
-    /// `address` and `advertising` are the device's; `deviceConnected` whether its link is up now.
-    package init(address: BLEAddress, advertising: VirtualAdvertising, deviceConnected: Bool = true) {
+    /// `address` and `advertising` are the device's.
+    package init(address: BLEAddress, advertising: VirtualAdvertising) {
         self.address = address
         self.advertising = advertising
-        deviceLink = deviceConnected ? .up : .down
+        deviceLink = .idle
     }
 
-    package var isAdvertising: Bool { deviceLink == .up && !appConnected }
+    package var isAdvertising: Bool { deviceLink == .idle && !appConnected }
     package var nextDeadline: Duration? { confirmationDue }
 
     package mutating func takeForwards() -> [RelayForward] {
@@ -93,15 +105,18 @@ package struct RelayPeripheral: RelayingPeripheral {
         appMTU = ATTMTU.minimum
         indications = []
         confirmationDue = nil
-        // An app that connected as the device went away finds no device behind the relay.
-        return deviceLink == .up ? [] : [.disconnect(reason: 0x13)]
+        // An app that connected while the device's last link was still ending finds nothing behind the relay.
+        guard deviceLink == .idle else { return [.disconnect(reason: 0x13)] }
+        deviceLink = .connecting
+        forwards.append(.connectDevice)
+        return []
     }
 
     package mutating func linkDown(reason: UInt8, at now: Duration) {
         appConnected = false
         indications = []
         confirmationDue = nil
-        if deviceLink == .up {
+        if deviceLink == .up || deviceLink == .connecting {
             deviceLink = .ending
             forwards.append(.endDeviceLink)
         }
@@ -126,10 +141,11 @@ package struct RelayPeripheral: RelayingPeripheral {
     package mutating func device(_ input: RelayDeviceInput, at now: Duration) -> [PeripheralAction] {
         switch input {
         case .connected:
+            guard deviceLink == .connecting else { return [] }
             deviceLink = .up
             return []
         case .disconnected(let reason):
-            deviceLink = .down
+            deviceLink = .idle
             indications = []
             confirmationDue = nil
             // The device's reason goes to the app where the Disconnect command takes it.
@@ -163,6 +179,7 @@ package struct RelayPeripheral: RelayingPeripheral {
         switch opcode {
         case ATTPDU.Opcode.exchangeMTURequest:
             guard pdu.count == 3 else { return [Self.invalid(opcode)] }
+            guard deviceLink == .up || deviceLink == .connecting else { return [] }
             forwards.append(.exchangeMTU(max(ATTMTU.minimum, UInt16(pdu[1]) | UInt16(pdu[2]) << 8)))
             return []
         case ATTPDU.Opcode.handleValueConfirmation:
@@ -172,11 +189,11 @@ package struct RelayPeripheral: RelayingPeripheral {
             confirmationDue = now + Self.confirmationTimeout
             return [PeripheralChannels.att(indications.removeFirst())]
         case ATTPDU.Opcode.writeCommand, 0xD2:
-            if deviceLink == .up { forwards.append(.command(pdu)) }
+            if deviceLink == .up || deviceLink == .connecting { forwards.append(.command(pdu)) }
             return []
         default:
             guard ATTPDU.responseOpcode(forRequest: opcode) != nil else { return [] } // nothing the relay asked for
-            guard deviceLink == .up else {
+            guard deviceLink == .up || deviceLink == .connecting else {
                 // Between the device's end and the app's: nothing can answer (0x0E Unlikely Error).
                 let handle = pdu.count >= 3 ? UInt16(pdu[1]) | UInt16(pdu[2]) << 8 : 0
                 return [PeripheralChannels.att(ATTPDU.errorResponse(requestOpcode: opcode, handle: handle, code: 0x0E).encoded)]

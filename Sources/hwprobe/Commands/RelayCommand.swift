@@ -8,10 +8,12 @@ import Transports
 /// `hwprobe relay --hci URI --to URI ADDRESS` (hwprobe-cli.md, third edition): hwprobe between an
 /// app and its device. It connects to the device through `--to`, advertises what the device
 /// advertises through `--hci` (the app's side), and forwards every ATT PDU both ways as it comes
-/// (`RelayPeripheral` on `PeripheralHost`, `RelayDeviceSide` on the device's link). Either side
-/// leaving ends the other's link; then the relay connects to the device again and waits for the
-/// next app. Runs until Ctrl-C or `--seconds` (exit 0); exit 3 when a controller cannot be
-/// opened, the device is not found or cannot be reached again.
+/// (`RelayPeripheral` on `PeripheralHost`, `RelayDeviceSide` on the device's link). The device's
+/// database is read once at the start (to name what the app does); after that the device is
+/// connected when an app connects, so it meets the app's session from its start. Either side
+/// leaving ends the other's link, and the relay advertises again for the next app. Runs until
+/// Ctrl-C or `--seconds` (exit 0); exit 3 when a controller cannot be opened or the device is not
+/// found (or not readable) at the start.
 struct RelayCommand: Sendable {
     var console: Console
     var transports: TransportFactory
@@ -85,11 +87,9 @@ struct RelayCommand: Sendable {
         }
 
         let (records, advertisedFrom) = try await device.findAdvertising()
+        // The device's database, read once at the start, names what the app does (the app
+        // discovers it itself, through the relay). The device's link then waits for the app's.
         let firstConnection = try await device.connect(advertisedFrom)
-        var connected = deviceLine("connected")
-        connected.address = advertisedFrom.description
-        say(connected)
-        // The device's database, for naming what the app does (the app discovers it through the relay).
         let services: [GATTServiceTree]
         do {
             services = try await firstConnection.gatt.discoverAll()
@@ -97,6 +97,11 @@ struct RelayCommand: Sendable {
             await firstConnection.disconnect()
             throw CLIFailure(kind: .device, message: "\(advertisedFrom): its GATT database could not be read: \(error)")
         }
+        await firstConnection.disconnect()
+        var found = deviceLine("found")
+        found.address = advertisedFrom.description
+        found.form = records.first.map { $0.kind.isLegacy ? "legacy" : "extended" }
+        say(found)
         let session = ServeSession(discovered: services)
         let timeline = ReplayPeripheral.advertisingTimeline(records)
         guard let copied = timeline.first?.advertising else {
@@ -112,9 +117,29 @@ struct RelayCommand: Sendable {
             }
         } forward: { asked in
             for forward in asked {
-                // The app left: the device's link ends now, not after a request still in flight.
-                if forward == .endDeviceLink { Task { await device.endLink() } } else { forwards.continuation.yield(forward) }
+                // The app left: the device's link ends now, not after a request still in flight
+                // (and again in order, for a link still being made).
+                if forward == .endDeviceLink { Task { await device.endLink() } }
+                forwards.continuation.yield(forward)
             }
+        }
+        let observe: @Sendable (RelayDeviceSide.Event) -> Void = { event in
+            var line: ServeSession.Line
+            switch event {
+            case .connected(let address):
+                line = deviceLine("connected")
+                line.address = address.description
+            case .mtu(let mtu):
+                line = deviceLine("mtu")
+                line.mtu = Int(mtu)
+            case .disconnected(let reason):
+                line = deviceLine("disconnected")
+                line.reason = "0x" + Hex.byte(reason)
+            case .unreachable(let why):
+                line = deviceLine("connected")
+                line.error = why
+            }
+            say(line)
         }
 
         let ended = AsyncStream.makeStream(of: Void.self)
@@ -131,33 +156,7 @@ struct RelayCommand: Sendable {
                 }
             }
             group.addTask {
-                await device.carryOut(forwards.stream, for: server) { mtu in
-                    var line = deviceLine("mtu")
-                    line.mtu = Int(mtu)
-                    say(line)
-                }
-                return nil
-            }
-            group.addTask {
-                // The device's links, one after another: each followed until it ends, then the
-                // device is connected again for the next app.
-                var connection = firstConnection
-                while !Task.isCancelled {
-                    let reason = await device.follow(connection, to: server)
-                    var line = deviceLine("disconnected")
-                    line.reason = "0x" + Hex.byte(reason)
-                    say(line)
-                    guard !Task.isCancelled else { break }
-                    do throws(CLIFailure) {
-                        connection = try await device.connect(advertisedFrom)
-                    } catch {
-                        return Task.isCancelled ? nil : error
-                    }
-                    var line2 = deviceLine("connected")
-                    line2.address = advertisedFrom.description
-                    say(line2)
-                    server.deviceSaid(.connected)
-                }
+                await device.carryOut(forwards.stream, to: advertisedFrom, for: server, observe: observe)
                 return nil
             }
             group.addTask {

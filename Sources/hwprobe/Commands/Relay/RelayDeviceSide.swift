@@ -81,6 +81,15 @@ final class RelayDeviceSide: Sendable {
         }
     }
 
+    /// What happened on the device's link, for the lines `relay` prints.
+    enum Event: Sendable {
+        case connected(BLEAddress)
+        case mtu(UInt16)
+        case disconnected(reason: UInt8)
+        /// A connection the app's arrival asked for could not be made.
+        case unreachable(String)
+    }
+
     /// Connects to the device (it has `findLimit` to accept); the link is the one forwards go to.
     func connect(_ peer: BLEAddress) async throws(CLIFailure) -> BLEConnection {
         do {
@@ -92,26 +101,29 @@ final class RelayDeviceSide: Sendable {
         }
     }
 
-    /// Passes what the device says on `connection` to the app's side until the link ends;
-    /// returns the HCI reason it ended with.
-    func follow(_ connection: BLEConnection, to server: PeripheralHost) async -> UInt8 {
+    /// Passes what the device says on `connection` to the app's side until the link ends, then
+    /// tells it (and `observe`) the reason.
+    private func follow(_ connection: BLEConnection, to server: PeripheralHost, observe: @escaping @Sendable (Event) -> Void) {
         let values = connection.bearer.notifications()
-        let notifications = Task {
-            for await value in values {
-                server.deviceSaid(value.indicated ? .indicated(handle: value.handle, value: value.value)
-                                  : .notified(handle: value.handle, value: value.value))
+        let ended = connection.disconnection()
+        Task {
+            let notifications = Task {
+                for await value in values {
+                    server.deviceSaid(value.indicated ? .indicated(handle: value.handle, value: value.value)
+                                      : .notified(handle: value.handle, value: value.value))
+                }
             }
+            var reason = DisconnectReason.remoteUserTerminated
+            for await end in ended {
+                reason = end
+                break
+            }
+            notifications.cancel()
+            current.withLock { if $0 === connection { $0 = nil } }
+            let code = Self.hciCode(reason)
+            observe(.disconnected(reason: code))
+            server.deviceSaid(.disconnected(reason: code))
         }
-        var reason = DisconnectReason.remoteUserTerminated
-        for await ended in connection.disconnection() {
-            reason = ended
-            break
-        }
-        notifications.cancel()
-        current.withLock { if $0 === connection { $0 = nil } }
-        let code = Self.hciCode(reason)
-        server.deviceSaid(.disconnected(reason: code))
-        return code
     }
 
     /// Ends the device's link, if one is up (the app left, or the relay stops).
@@ -120,17 +132,35 @@ final class RelayDeviceSide: Sendable {
         await connection?.disconnect()
     }
 
-    /// Carries out forwards in order (one ATT request outstanding at a time, as the app sends
-    /// them) and feeds each outcome back to the app's side. `mtu` hears each MTU the device link takes.
-    func carryOut(_ forwards: AsyncStream<RelayForward>, for server: PeripheralHost, mtu: @Sendable (UInt16) -> Void) async {
+    /// Carries out forwards in order (a connection first, then one ATT request outstanding at a
+    /// time, as the app sends them) and feeds each outcome back to the app's side.
+    func carryOut(_ forwards: AsyncStream<RelayForward>, to peer: BLEAddress, for server: PeripheralHost,
+                  observe: @escaping @Sendable (Event) -> Void) async {
         for await forward in forwards {
-            guard let connection = current.withLock({ $0 }) else { continue }
+            if forward == .connectDevice {
+                do throws(CLIFailure) {
+                    let connection = try await connect(peer)
+                    observe(.connected(peer))
+                    follow(connection, to: server, observe: observe)
+                    server.deviceSaid(.connected)
+                } catch {
+                    observe(.unreachable(error.message))
+                    // 0x3E Connection Failed to be Established: the app's link ends.
+                    server.deviceSaid(.disconnected(reason: 0x3E))
+                }
+                continue
+            }
+            guard let connection = current.withLock({ $0 }) else {
+                if case .request(let bytes) = forward { server.deviceSaid(.answered(Self.unlikely(bytes))) }
+                continue
+            }
             switch forward {
+            case .connectDevice:
+                break
             case .request(let bytes):
                 guard let pdu = try? ATTPDU(parsing: bytes) else {
                     // Malformed for us is malformed for the device too: Invalid PDU, as a server says it.
-                    let handle = bytes.count >= 3 ? UInt16(bytes[1]) | UInt16(bytes[2]) << 8 : 0
-                    server.deviceSaid(.answered(ATTPDU.errorResponse(requestOpcode: bytes.first ?? 0, handle: handle, code: 0x04).encoded))
+                    server.deviceSaid(.answered(Self.error(answering: bytes, code: 0x04)))
                     continue
                 }
                 do throws(BLEError) {
@@ -141,6 +171,7 @@ final class RelayDeviceSide: Sendable {
                                                                          code: failure.code).encoded))
                     } else {
                         // The device's bearer is done (its 30 s timeout, the link gone): so is the relay's link to it.
+                        server.deviceSaid(.answered(Self.unlikely(bytes)))
                         await connection.disconnect()
                     }
                 }
@@ -149,13 +180,22 @@ final class RelayDeviceSide: Sendable {
             case .exchangeMTU(let offered):
                 // A device that refuses a second exchange leaves the MTU the link already has.
                 let took = (try? await connection.bearer.exchangeMTU(min(offered, Self.largestMTU))) ?? connection.bearer.mtu
-                mtu(took)
+                observe(.mtu(took))
                 server.deviceSaid(.mtu(took))
             case .endDeviceLink:
                 await connection.disconnect()
             }
         }
     }
+
+    /// An Error Response to `request` with `code`.
+    static func error(answering request: [UInt8], code: UInt8) -> [UInt8] {
+        let handle = request.count >= 3 ? UInt16(request[1]) | UInt16(request[2]) << 8 : 0
+        return ATTPDU.errorResponse(requestOpcode: request.first ?? 0, handle: handle, code: code).encoded
+    }
+
+    /// 0x0E Unlikely Error: what the app gets for a request the device's link ended under.
+    static func unlikely(_ request: [UInt8]) -> [UInt8] { error(answering: request, code: 0x0E) }
 
     /// The HCI reason code a link's end stands for (Core Vol 1 Part F).
     static func hciCode(_ reason: DisconnectReason) -> UInt8 {
