@@ -229,10 +229,8 @@ enum Commands {
                     examples: [
                         Example(line: "hwprobe relay --hci hci:0 --to hci:1 C0:FF:EE:00:4F:2A/random --record mirror.cassette",
                                 what: "the phone's app meets the mirror through hwprobe; the whole conversation kept as a cassette"),
-                        Example(line: "hwprobe serve --hci hci:0 replay:mirror.cassette",
-                                what: "then: that recording as the device, for the app again"),
-                        Example(line: "hwprobe scan --hci replay:scan.cassette --yes --json",
-                                what: "hwprobe as the app, with no radio, against a relay's recording of hwprobe scan (a replay answers the requests it recorded)"),
+                        Example(line: "hwprobe relay --hci tcp:127.0.0.1:9101 --to tcp:127.0.0.1:9102 B0:B0:B0:00:00:01 --advertising extended --json",
+                                what: "for bumble's central (it never sees scan responses), the conversation as JSON lines"),
                     ]),
         CommandSpec(name: "pair", synopsis: "hwprobe pair --hci URI ADDRESS [--io CAPABILITY] [--passkey N] [--legacy] [--json]",
                     summary: "Pair and bond with one peripheral (LE Secure Connections, or legacy pairing with --legacy) and keep its keys "

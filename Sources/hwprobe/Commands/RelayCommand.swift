@@ -79,9 +79,7 @@ struct RelayCommand: Sendable {
             console.out(json ? ServeSession.json(line) : ServeSession.human(line) + "\n")
         }
         let deviceLine: @Sendable (String) -> ServeSession.Line = { event in
-            let t = start.duration(to: clock.now)
-            let seconds = Double(t.components.seconds) + Double(t.components.attoseconds) / 1e18
-            var line = ServeSession.Line(event: event, t: (seconds * 1000).rounded() / 1000)
+            var line = ServeSession.Line(event, at: start.duration(to: clock.now))
             line.side = "device"
             return line
         }
@@ -160,16 +158,7 @@ struct RelayCommand: Sendable {
                 return nil
             }
             group.addTask {
-                if let limit {
-                    await withTaskGroup(of: Void.self) { end in
-                        end.addTask { try? await clock.sleep(for: limit) }
-                        end.addTask { for await _ in ended.stream { return } }
-                        _ = await end.next()
-                        end.cancelAll()
-                    }
-                } else {
-                    for await _ in ended.stream { break }
-                }
+                await ServeCommand.untilEnded(ended.stream, or: limit, clock: clock)
                 return nil
             }
             failure = await group.next() ?? nil

@@ -107,16 +107,7 @@ struct ServeCommand: Sendable {
                 }
             }
             group.addTask {
-                if let limit {
-                    await withTaskGroup(of: Void.self) { end in
-                        end.addTask { try? await clock.sleep(for: limit) }
-                        end.addTask { for await _ in ended.stream { return } }
-                        _ = await end.next()
-                        end.cancelAll()
-                    }
-                } else {
-                    for await _ in ended.stream { break }
-                }
+                await Self.untilEnded(ended.stream, or: limit, clock: clock)
                 return nil
             }
             if let screenDrawing = screen.withLock({ $0 }) {
@@ -139,6 +130,20 @@ struct ServeCommand: Sendable {
             console.err("hwprobe serve: served \(device.label); \(session.snapshot.served) values notified or indicated\n")
         }
         return ExitCode.success
+    }
+
+    /// Returns when `ended` yields (Ctrl-C, `q`) or `limit` (`--seconds`) has passed.
+    static func untilEnded(_ ended: AsyncStream<Void>, or limit: Duration?, clock: ContinuousClock) async {
+        guard let limit else {
+            for await _ in ended { break }
+            return
+        }
+        await withTaskGroup(of: Void.self) { end in
+            end.addTask { try? await clock.sleep(for: limit) }
+            end.addTask { for await _ in ended { return } }
+            _ = await end.next()
+            end.cancelAll()
+        }
     }
 
     static func limit(_ text: String?) throws(CLIFailure) -> Duration? {

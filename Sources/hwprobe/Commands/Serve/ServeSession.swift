@@ -36,6 +36,17 @@ final class ServeSession: Sendable {
         var secureConnections: Bool?
         /// `relay`: which link it happened on, `app` or `device`.
         var side: String?
+
+        init(event: String, t: Double) {
+            self.event = event
+            self.t = t
+        }
+
+        /// An event `t` from the start, to the millisecond.
+        init(_ event: String, at t: Duration) {
+            let seconds = Double(t.components.seconds) + Double(t.components.attoseconds) / 1e18
+            self.init(event: event, t: (seconds * 1000).rounded() / 1000)
+        }
     }
 
     struct Snapshot: Sendable {
@@ -127,10 +138,9 @@ final class ServeSession: Sendable {
 
     /// Takes one event at `t` (from the start) and returns the JSON lines it makes.
     func take(_ event: PeripheralHost.Event, at t: Duration) -> [Line] {
-        let seconds = Double(t.components.seconds) + Double(t.components.attoseconds) / 1e18
-        return state.withLock { s -> [Line] in
+        state.withLock { s -> [Line] in
             var lines: [Line] = []
-            func line(_ event: String) -> Line { Line(event: event, t: (seconds * 1000).rounded() / 1000) }
+            func line(_ event: String) -> Line { Line(event, at: t) }
             switch event {
             case .advertising(let setup, let address):
                 var l = line("advertising")
