@@ -7,7 +7,9 @@ One LocalLink (the fixed one, peerkit.link) with:
   * controller C with a bumble Device as the central, driven through the control port;
   * with --mirror, controller B with the mirror peer (peerkit's mirror profile, the one ble_peer.py
     serves) at B0:B0:B0:00:00:01, for `hwprobe relay` between C and B (tests/relay: one link, four
-    controllers; the link routes by each connection's own addresses, so the two links stay apart).
+    controllers; the link routes by each connection's own addresses, so the two links stay apart);
+  * with --secure, one more peripheral: the `secure` profile (values that need an encrypted link;
+    Just Works pairing, bonding) at B0:B0:B0:00:00:02.
 
 Prints once ready:
     READY tcp=127.0.0.1:PORT[,PORT…] control=127.0.0.1:PORT
@@ -308,6 +310,14 @@ async def run(args) -> int:
         mirror = Peripheral(link, PROFILES["mirror"](speed=args.speed), "B0:B0:B0:00:00:01", random=False,
                             extended=True, interval_ms=50)
         await mirror.start()
+    secure = None
+    if args.secure:
+        from peerkit.pairing import PairingOptions
+        from peerkit.peripheral import Peripheral
+        from peerkit.profiles import PROFILES
+        secure = Peripheral(link, PROFILES["secure"](), "B0:B0:B0:00:00:02", random=False, extended=True, interval_ms=50,
+                            pairing=PairingOptions())
+        await secure.start()
 
     async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -358,6 +368,7 @@ def main(argv=None) -> int:
     parser.add_argument("--hosts", type=int, default=1, help="controllers A on TCP for hwprobe processes")
     parser.add_argument("--mirror", action="store_true", help="also the mirror peer (controller B) on the link, for relay tests")
     parser.add_argument("--speed", type=float, default=10.0, help="the mirror peer's speed factor")
+    parser.add_argument("--secure", action="store_true", help="also the secure profile's peripheral, for relay tests")
     parser.add_argument("-v", "--verbose", action="count", default=0)
     args = parser.parse_args(argv)
     level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG

@@ -8,17 +8,18 @@ import Transports
 /// `hwprobe relay` (the real binary) between bumble's central and bumble's mirror peer, all on
 /// one bumble link (Tests/Peers/central_peer.py --mirror): the relay's app side on controller
 /// A0, its device side on A1, hwprobe as an app on A2, bumble's central on C, the mirror peer
-/// (peerkit's mirror profile, ten times faster than life) on B. One bumble process for the suite.
+/// (peerkit's mirror profile, ten times faster than life) on B, the `secure` profile's peripheral
+/// (values that need an encrypted link) on another. One bumble process for the suite.
 @Suite(.serialized, .exclusivePeer, .enabled(if: peerAvailable, "no bumble venv: run scripts/setup-peers (CI does)"))
 struct RelayPeerTests {
-    static let peer = Task { try await CentralPeer.start(hosts: 3, arguments: ["--mirror", "--speed", "10"]) }
+    static let peer = Task { try await CentralPeer.start(hosts: 3, arguments: ["--mirror", "--speed", "10", "--secure"]) }
     /// The mirror peer's address (central_peer.py --mirror).
     static let mirror = "B0:B0:B0:00:00:01"
     static let scanStates = ["warmingUp", "ready", "scanning", "stepOff", "processing", "complete"]
 
-    static func relay(_ peer: CentralPeer, record: String? = nil) throws -> Serving {
-        try Serving(["--hci", peer.hosts[0].description, "--to", peer.hosts[1].description, mirror, "--advertising", "extended"]
-                    + (record.map { ["--record", $0] } ?? []), command: "relay")
+    static func relay(_ peer: CentralPeer, to device: String = mirror, record: String? = nil, state: String? = nil) throws -> Serving {
+        try Serving(["--hci", peer.hosts[0].description, "--to", peer.hosts[1].description, device, "--advertising", "extended"]
+                    + (record.map { ["--record", $0] } ?? []), command: "relay", environment: state.map { ["XDG_STATE_HOME": $0] } ?? [:])
     }
 
     /// The address the relay (or a served replay) advertises from, once it does.
@@ -141,6 +142,32 @@ struct RelayPeerTests {
         let appEnd = try #require(events.first { $0["side"]?.string == "app" && $0["event"]?.string == "disconnected" })
         let gap = (appEnd["t"]?.number ?? 99) - (deviceEnd["t"]?.number ?? 0)
         #expect(gap >= 0 && gap < 1.0, "\(gap)")
+    }
+
+    /// A device that needs an encrypted link: its 0x05 makes the relay's device side pair (Just
+    /// Works, bonded in the `--to` controller's store) and ask again, so the app gets the value.
+    /// The app's own side stays unpaired (`--pairing off`): each side's security is its own.
+    @Test func aDeviceThatNeedsPairingIsPairedByTheRelaysDeviceSide() async throws {
+        let peer = try await Self.peer.value
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let relay = try Self.relay(peer, to: "B0:B0:B0:00:00:02", state: directory.path)
+        let address = try await Self.advertised(relay)
+        try await peer.command(["cmd": "connect", "address": address, "timeout": 5])
+        try await peer.command(["cmd": "discover"])
+        let read = try await peer.command(["cmd": "read", "uuid": "A5C30012-6B1E-4F2A-9D3C-2B7E5F10C4A9"])
+        #expect(read["value"] as? String == Data("encrypted".utf8).map { String(format: "%02x", $0) }.joined(), "\(read)")
+        try await peer.command(["cmd": "disconnect"])
+        #expect(await relay.line(containing: "\"reason\":\"0x16\",\"side\":\"device\"", within: .seconds(5)) != nil)
+        let (code, err) = relay.stop()
+        #expect(code == 0, "\(err)")
+        let paired = try #require(Self.events(relay).first { $0["event"]?.string == "paired" })
+        #expect(paired["side"]?.string == "device")
+        #expect(paired["method"]?.string == "just-works", "\(paired)")
+        #expect(!Self.events(relay).contains { $0["event"]?.string == "paired" && $0["side"]?.string == "app" })
+        // The bond is kept in the device side's store.
+        let stores = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
+        #expect(stores.contains { $0.hasSuffix(".json") }, "\(stores)")
     }
 
     /// Whether the relay advertised a second time (after a link ended), within 10 s.

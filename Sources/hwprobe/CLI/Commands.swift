@@ -202,7 +202,7 @@ enum Commands {
                                 what: "a recorded mirror answering as it did, keeping what the app asked this time"),
                         Example(line: "hwprobe serve --hci hci:0 profile:thermometer.json --name Lab-Thermo", what: "a device described in a file"),
                     ]),
-        CommandSpec(name: "relay", synopsis: "hwprobe relay --hci URI --to URI ADDRESS [--seconds S] [--advertising automatic|legacy|extended] [--record FILE [--anonymize]] [--json]",
+        CommandSpec(name: "relay", synopsis: "hwprobe relay --hci URI --to URI ADDRESS [--seconds S] [--advertising automatic|legacy|extended] [--pairing off|optional|required] [--io CAPABILITY] [--passkey N] [--record FILE [--anonymize]] [--json]",
                     summary: "Stand between an app and its device: connect to ADDRESS through the --to controller, advertise what it "
                         + "advertises through the --hci controller, and forward every ATT request, response, notification and "
                         + "indication both ways as they happen, each link with its own MTU. Either side leaving ends the other's link "
@@ -222,6 +222,14 @@ enum Commands {
                               OptionSpec(name: "--record", valueName: "FILE",
                                          help: "write the device as the app met it, as a cassette: replayable with --hci replay:FILE and serve replay:FILE",
                                          value: .file),
+                              OptionSpec(name: "--pairing", valueName: "MODE",
+                                         help: "the app's side, as serve's: off (the default), optional (pair when the app asks), required "
+                                         + "(ask the app to pair at once); the device's side pairs (or uses its bond) when the device asks",
+                                         value: .choice(["off", "optional", "required"])),
+                              OptionSpec(name: "--io", valueName: "CAPABILITY",
+                                         help: "what the relay shows and types when the app pairs (default: none, keyboard-display with --passkey)",
+                                         value: .choice(["display", "display-yes-no", "keyboard", "keyboard-display", "none"])),
+                              OptionSpec(name: "--passkey", valueName: "N", help: "the six-digit passkey to show or type when the app pairs"),
                               anonymize,
                               OptionSpec(name: "--json", help: "one JSON object per line: serve's events, each with \"side\": \"app\" or \"device\"")],
                     positionals: [PositionalSpec(name: "ADDRESS", help: "the device, AA:BB:CC:DD:EE:FF[/public|/random]")],

@@ -74,7 +74,12 @@ struct RelayCommand: Sendable {
         let json = invocation.wantsJSON
         let clock = ContinuousClock()
         let start = clock.now
-        let device = RelayDeviceSide(central: deviceCentral, address: address, clock: clock)
+        // Each side's security is its own: the app's as `--pairing` says (as `serve`'s), the
+        // device's from this side's bonds, or Just Works, when the device asks for it.
+        let sharedController = appCentral.host === deviceCentral.host
+        let pairing = try await ServeCommand.usePairing(invocation, on: appCentral.host, console: console)
+        let secures = sharedController && pairing != "off" ? true : await Self.secureDeviceSide(deviceCentral, console: console)
+        let device = RelayDeviceSide(central: deviceCentral, address: address, clock: clock, secures: secures)
         let say: @Sendable (ServeSession.Line) -> Void = { line in
             console.out(json ? ServeSession.json(line) : ServeSession.human(line) + "\n")
         }
@@ -109,6 +114,10 @@ struct RelayCommand: Sendable {
         let forwards = AsyncStream.makeStream(of: RelayForward.self)
         let server = PeripheralHost(host: appCentral.host, peripheral: relay, clock: clock,
                                     options: PeripheralHost.Options(advertising: choice, publicAddress: true)) { event in
+            if pairing == "required", case .connected(let info) = event {
+                // Ask the app to pair (or encrypt with its bond) at once (Security Request).
+                Task { await appCentral.host.requestSecurity(info.handle) }
+            }
             for var line in session.take(event, at: start.duration(to: clock.now)) {
                 line.side = "app"
                 say(line)
@@ -136,6 +145,9 @@ struct RelayCommand: Sendable {
             case .unreachable(let why):
                 line = deviceLine("connected")
                 line.error = why
+            case .secured(let outcome):
+                line = ServeSession.securedLine(outcome, at: start.duration(to: clock.now))
+                line.side = "device"
             }
             say(line)
         }
@@ -145,14 +157,7 @@ struct RelayCommand: Sendable {
         defer { interrupt.end() }
         var failure: CLIFailure?
         await withTaskGroup(of: CLIFailure?.self) { group in
-            group.addTask {
-                do throws(BLEError) {
-                    try await server.run()
-                    return nil
-                } catch {
-                    return CLIFailure(kind: .device, message: "\(appCentral.uri): \(error)")
-                }
-            }
+            group.addTask { await ServeCommand.serving(server, on: appCentral.uri) }
             group.addTask {
                 await device.carryOut(forwards.stream, to: advertisedFrom, for: server, observe: observe)
                 return nil
@@ -170,6 +175,25 @@ struct RelayCommand: Sendable {
         transports.recorder?.adopt(Self.cassette(session.cassette, device: advertisedFrom, advertising: records))
         if let failure { throw failure }
         return ExitCode.success
+    }
+
+    /// Lets the device's side pair (Just Works, bonding) or encrypt with a bond when the device
+    /// asks for security; a controller whose bond store cannot be had goes on without, and says so.
+    static func secureDeviceSide(_ central: BLECentral, console: Console) async -> Bool {
+        switch central.uri {
+        case .hci, .tcp, .uart: break
+        default: return false // the bench and cassettes pair with nobody
+        }
+        do throws(CLIFailure) {
+            let bonds = try await PairingOptions.bondStore(host: central.host, environment: console.environment)
+            let configuration = SecurityConfiguration(ioCapability: .noInputNoOutput, requiresMITM: false)
+            await central.host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds,
+                                                        delegate: UnattendedPairing(passkey: nil, console: console)))
+            return true
+        } catch {
+            console.err("hwprobe relay: the device's side will not pair: \(error.message)\n")
+            return false
+        }
     }
 
     /// The recording of the app's side made the device's: its own address and advertising (as the

@@ -17,12 +17,15 @@ final class RelayDeviceSide: Sendable {
 
     let central: BLECentral
     let address: BLEAddress
+    /// Whether the `--to` host pairs (or encrypts with a bond) when the device asks for security.
+    let secures: Bool
     private let timebase: Timebase
     private let current = Mutex<BLEConnection?>(nil)
 
-    init(central: BLECentral, address: BLEAddress, clock: any Clock<Duration>) {
+    init(central: BLECentral, address: BLEAddress, clock: any Clock<Duration>, secures: Bool) {
         self.central = central
         self.address = address
+        self.secures = secures
         timebase = Timebase(clock)
     }
 
@@ -88,6 +91,8 @@ final class RelayDeviceSide: Sendable {
         case disconnected(reason: UInt8)
         /// A connection the app's arrival asked for could not be made.
         case unreachable(String)
+        /// The device asked for security (0x05/0x0F) and the link was secured, or not.
+        case secured(SecuringOutcome?)
     }
 
     /// Connects to the device (it has `findLimit` to accept); the link is the one forwards go to.
@@ -164,16 +169,19 @@ final class RelayDeviceSide: Sendable {
                     continue
                 }
                 do throws(BLEError) {
-                    server.deviceSaid(.answered(try await connection.bearer.request(pdu).encoded))
-                } catch {
-                    if case .att(let failure) = error {
-                        server.deviceSaid(.answered(ATTPDU.errorResponse(requestOpcode: failure.requestOpcode, handle: failure.handle,
-                                                                         code: failure.code).encoded))
-                    } else {
-                        // The device's bearer is done (its 30 s timeout, the link gone): so is the relay's link to it.
-                        server.deviceSaid(.answered(Self.unlikely(bytes)))
-                        await connection.disconnect()
+                    var answer = try await Self.ask(pdu, on: connection)
+                    // The device wants a secure link: this side's own pairing (or bond), then the request again.
+                    if secures, answer.first == ATTPDU.Opcode.errorResponse, answer.count == 5, answer[4] == 0x05 || answer[4] == 0x0F,
+                       await central.host.linkSecurity(connection.handle).isEncrypted == false {
+                        let outcome = try? await central.host.secure(connection, authenticated: answer[4] == 0x05)
+                        observe(.secured(outcome))
+                        if outcome.map(Self.succeeded) == true { answer = try await Self.ask(pdu, on: connection) }
                     }
+                    server.deviceSaid(.answered(answer))
+                } catch {
+                    // The device's bearer is done (its 30 s timeout, the link gone): so is the relay's link to it.
+                    server.deviceSaid(.answered(Self.unlikely(bytes)))
+                    await connection.disconnect()
                 }
             case .command(let bytes):
                 if let pdu = try? ATTPDU(parsing: bytes) { try? await connection.bearer.command(pdu) }
@@ -185,6 +193,23 @@ final class RelayDeviceSide: Sendable {
             case .endDeviceLink:
                 await connection.disconnect()
             }
+        }
+    }
+
+    /// The device's answer to `pdu`, an Error Response included.
+    private static func ask(_ pdu: ATTPDU, on connection: BLEConnection) async throws(BLEError) -> [UInt8] {
+        do {
+            return try await connection.bearer.request(pdu).encoded
+        } catch {
+            guard case .att(let failure) = error else { throw error }
+            return ATTPDU.errorResponse(requestOpcode: failure.requestOpcode, handle: failure.handle, code: failure.code).encoded
+        }
+    }
+
+    static func succeeded(_ outcome: SecuringOutcome) -> Bool {
+        switch outcome {
+        case .paired, .encrypted, .notStored: true
+        case .failed, .bondRejected: false
         }
     }
 

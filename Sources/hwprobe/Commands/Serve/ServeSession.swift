@@ -136,6 +136,36 @@ final class ServeSession: Sendable {
         }
     }
 
+    /// How a securing ended, as a line: `paired` (`method`, `secureConnections`, or `error`), or
+    /// `encrypted` with a bond's key (`level`, or `error`); nil when it could not even start.
+    static func securedLine(_ outcome: SecuringOutcome?, at t: Duration) -> Line {
+        switch outcome {
+        case .paired(let paired)?, .notStored(let paired, _)?:
+            var l = Line("paired", at: t)
+            l.method = paired.method.description
+            l.secureConnections = paired.security.isSecureConnections
+            if case .notStored(_, let why)? = outcome { l.error = why }
+            return l
+        case .failed(let failure)?:
+            var l = Line("paired", at: t)
+            l.error = failure.description
+            return l
+        case .encrypted(let security)?:
+            var l = Line("encrypted", at: t)
+            l.level = security.level
+            l.secureConnections = security.isSecureConnections
+            return l
+        case .bondRejected(let status)?:
+            var l = Line("encrypted", at: t)
+            l.error = "the device refused the bond's key (HCI status 0x\(Hex.byte(status))): forget the bond (hwprobe bonds --remove) and pair again"
+            return l
+        case nil:
+            var l = Line("paired", at: t)
+            l.error = "the link could not be secured (it ended, or the controller refused)"
+            return l
+        }
+    }
+
     /// Takes one event at `t` (from the start) and returns the JSON lines it makes.
     func take(_ event: PeripheralHost.Event, at t: Duration) -> [Line] {
         state.withLock { s -> [Line] in
@@ -193,18 +223,9 @@ final class ServeSession: Sendable {
                 lines.append(l)
             case .secured(let outcome):
                 switch outcome {
-                case .paired(let paired), .notStored(let paired, _):
-                    var l = line("paired")
-                    l.method = paired.method.description
-                    l.secureConnections = paired.security.isSecureConnections
-                    if case .notStored(_, let why) = outcome { l.error = why }
-                    lines.append(l)
-                case .failed(let failure):
-                    var l = line("paired")
-                    l.error = failure.description
-                    lines.append(l)
-                case .encrypted, .bondRejected:
-                    break
+                case .paired, .notStored, .failed: lines.append(Self.securedLine(outcome, at: t))
+                // The link's encryption is its own event (`securityChanged`).
+                case .encrypted, .bondRejected: break
                 }
             case .fromCentral(let pdu):
                 recordATT(pdu, direction: .toPeripheral, at: t, in: &s)
