@@ -170,6 +170,19 @@ struct RelayPeerTests {
         #expect(stores.contains { $0.hasSuffix(".json") }, "\(stores)")
     }
 
+    /// Issue 31, item 3: one controller that can be central and peripheral at once (bumble's)
+    /// carries both sides, `--hci` and `--to` naming it.
+    @Test func oneControllerCarriesBothSides() async throws {
+        let peer = try await Self.peer.value
+        let relay = try Serving(["--hci", peer.hosts[0].description, "--to", peer.hosts[0].description, Self.mirror, "--advertising", "extended"],
+                                command: "relay")
+        let scan = try await Self.bodyScan(peer, at: try await Self.advertised(relay))
+        #expect(scan["states"] as? [String] == Self.scanStates, "\(scan)")
+        #expect(await relay.line(containing: "\"reason\":\"0x16\",\"side\":\"device\"", within: .seconds(5)) != nil)
+        let (code, err) = relay.stop()
+        #expect(code == 0, "\(err)")
+    }
+
     /// Whether the relay advertised a second time (after a link ended), within 10 s.
     static func readvertised(_ relay: Serving) async -> Bool {
         let clock = ContinuousClock()
