@@ -206,7 +206,8 @@ enum Commands {
                     summary: "Stand between an app and its device: connect to ADDRESS through the --to controller, advertise what it "
                         + "advertises through the --hci controller, and forward every ATT request, response, notification and "
                         + "indication both ways as they happen, each link with its own MTU. Either side leaving ends the other's link "
-                        + "within a second; then the device is connected again for the next app. Prints the conversation (with "
+                        + "within a second, and the relay advertises again for the next app (the device is connected when an app "
+                        + "connects; each side pairs on its own). Prints the conversation (with "
                         + "--json, serve's events each with \"side\": \"app\" or \"device\"). Runs until Ctrl-C or --seconds (exit 0); "
                         + "exit 3 when a controller cannot be opened or the device is not found within 10 s.",
                     options: [OptionSpec(name: "--hci", valueName: "URI", help: "the app's side, where the copy advertises: hci:N, uart:/dev/ttyX?baud=…, tcp:HOST:PORT",
