@@ -29,6 +29,9 @@ Control commands (one JSON object per line, one JSON answer each; "ok": true or 
   {"cmd": "link", "timeout": S}                   -> {"connected": bool, "ended_ago": S|null}: waits up to S for the
         central's link to end, and says when it did (seconds before the answer)
   {"cmd": "mirror_drop", "reason": 0x13}         -> the mirror peer ends its link (--mirror)
+  {"cmd": "secure_notify", "count": N, "size": S} / {"cmd": "secure_indicate", "count": N}
+        -> the secure peripheral (--secure) notifies / indicates its generic characteristics
+  {"cmd": "secure_writes"}                       -> {"writes": [{"characteristic", "uuid", "hex"}]}: what it was written
   {"cmd": "quit"}
 
 It runs until stdin closes, SIGTERM/SIGINT or "quit". Standard bumble 0.0.236 (pinned: it
@@ -256,7 +259,7 @@ class Central:
         return {}
 
 
-async def handle(central: Central, request: dict, stop: asyncio.Event, mirror=None) -> dict:
+async def handle(central: Central, request: dict, stop: asyncio.Event, mirror=None, secure=None) -> dict:
     cmd = request.get("cmd")
     if cmd == "link":
         return await central.link(float(request.get("timeout", 0)))
@@ -264,6 +267,14 @@ async def handle(central: Central, request: dict, stop: asyncio.Event, mirror=No
         if mirror is None:
             raise ValueError("no mirror peer: start with --mirror")
         return await mirror.disconnect(int(request.get("reason", 0x13)))
+    if cmd in ("secure_notify", "secure_indicate", "secure_writes"):
+        if secure is None:
+            raise ValueError("no secure peripheral: start with --secure")
+        if cmd == "secure_notify":
+            return await secure.notify(int(request.get("count", 1)), int(request.get("size", 4)))
+        if cmd == "secure_indicate":
+            return await secure.indicate(int(request.get("count", 1)))
+        return {"writes": list(secure.profile.writes)}
     if cmd == "scan":
         return await central.scan(float(request.get("seconds", 2)))
     if cmd == "connect":
@@ -326,7 +337,7 @@ async def run(args) -> int:
                     continue
                 try:
                     request = json.loads(line)
-                    answer = {"ok": True, **(await handle(central, request, stop, mirror))}
+                    answer = {"ok": True, **(await handle(central, request, stop, mirror, secure))}
                 except Exception as error:  # a test wants the reason, whatever failed
                     log.exception("command failed")
                     answer = {"ok": False, "error": f"{type(error).__name__}: {error}"}

@@ -170,6 +170,49 @@ struct RelayPeerTests {
         #expect(stores.contains { $0.hasSuffix(".json") }, "\(stores)")
     }
 
+    /// Issue 31, item 4: each ATT operation a client uses goes through, at the smallest MTU (23,
+    /// no exchange): discovery, a long read (Read Blob), a write, a write command, and the
+    /// device's notifications and indications (each confirmed by the app) — against the generic
+    /// characteristics of the secure peripheral, whose writes the peer reports.
+    @Test func everyATTOperationGoesThroughAtTheSmallestMTU() async throws {
+        let peer = try await Self.peer.value
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let relay = try Self.relay(peer, to: "B0:B0:B0:00:00:02", state: directory.path)
+        let address = try await Self.advertised(relay)
+        func uuid(_ id: Int) -> String { String(format: "A5C3%04X-6B1E-4F2A-9D3C-2B7E5F10C4A9", id) }
+        try await peer.command(["cmd": "connect", "address": address, "timeout": 5])
+        let discovered = try await peer.command(["cmd": "discover"])
+        #expect((discovered["characteristics"] as? [[String: Any]] ?? []).count >= 8, "\(discovered)")
+        // The peer's long value: 300 bytes, (i × 7 + 3) mod 256.
+        let long = try await peer.command(["cmd": "read", "uuid": uuid(3)])
+        #expect(long["value"] as? String == (0..<300).map { String(format: "%02x", ($0 * 7 + 3) & 0xFF) }.joined(), "\(long)")
+        try await peer.command(["cmd": "write", "uuid": uuid(4), "value": "c0ffee", "response": true])
+        try await peer.command(["cmd": "write", "uuid": uuid(5), "value": "beef", "response": false])
+        try await peer.command(["cmd": "subscribe", "uuid": uuid(6), "indicate": false])
+        try await peer.command(["cmd": "subscribe", "uuid": uuid(7), "indicate": true])
+        let notified = try await peer.command(["cmd": "secure_notify", "count": 5, "size": 20])
+        #expect(notified["count"] as? Int == 5)
+        let indicated = try await peer.command(["cmd": "secure_indicate", "count": 3])
+        #expect(indicated["confirmed"] as? Int == 3)
+        let notifications = try await peer.command(["cmd": "values", "uuid": uuid(6), "count": 5, "timeout": 5])
+        #expect((notifications["values"] as? [String])?.count == 5, "\(notifications)")
+        // At MTU 23 a notification carries 20 bytes: all of them arrive.
+        #expect((notifications["values"] as? [String])?.allSatisfy { $0.count == 40 } == true, "\(notifications)")
+        let indications = try await peer.command(["cmd": "values", "uuid": uuid(7), "count": 3, "timeout": 5])
+        #expect(indications["values"] as? [String] == ["00000000", "01000000", "02000000"], "\(indications)")
+        let writes = try await peer.command(["cmd": "secure_writes"])
+        let written = (writes["writes"] as? [[String: Any]] ?? []).compactMap { $0["hex"] as? String }
+        #expect(written.suffix(2) == ["c0ffee", "beef"], "\(writes)")
+        try await peer.command(["cmd": "disconnect"])
+        #expect(await relay.line(containing: "\"reason\":\"0x16\",\"side\":\"device\"", within: .seconds(5)) != nil)
+        #expect(relay.stop().code == 0)
+        let app = Self.events(relay).filter { $0["side"]?.string == "app" }
+        #expect(app.filter { $0["event"]?.string == "indicated" }.count == 3)
+        #expect(app.filter { $0["event"]?.string == "notified" }.count == 5)
+        #expect(!Self.events(relay).contains { $0["event"]?.string == "mtu" })
+    }
+
     /// Issue 31, item 3: one controller that can be central and peripheral at once (bumble's)
     /// carries both sides, `--hci` and `--to` naming it.
     @Test func oneControllerCarriesBothSides() async throws {
