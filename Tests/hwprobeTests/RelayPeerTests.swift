@@ -226,6 +226,27 @@ struct RelayPeerTests {
         #expect(code == 0, "\(err)")
     }
 
+    /// The app leaving in the middle of a scan (the device notifying, a request maybe in flight)
+    /// ends the device's link within a second too, and the relay waits for the next app.
+    @Test func anAppThatLeavesMidScanEndsTheDevicesLinkWithinASecond() async throws {
+        let peer = try await Self.peer.value
+        let relay = try Self.relay(peer)
+        let address = try await Self.advertised(relay)
+        try await peer.command(["cmd": "connect", "address": address, "timeout": 5])
+        // Its answer (an error: the link went) does not matter, only that it was under way.
+        let scan = Task { _ = try? await peer.command(["cmd": "mirror_scan", "timeout": 2]) }
+        #expect(await relay.line(containing: "\"event\":\"notified\"", within: .seconds(5)) != nil)
+        try await peer.command(["cmd": "disconnect"])
+        #expect(await relay.line(containing: "\"reason\":\"0x16\",\"side\":\"device\"", within: .seconds(2)) != nil)
+        #expect(await Self.readvertised(relay))
+        _ = await scan.value
+        #expect(relay.stop().code == 0)
+        let events = Self.events(relay)
+        let appEnd = try #require(events.first { $0["side"]?.string == "app" && $0["event"]?.string == "disconnected" }?["t"]?.number)
+        let deviceEnd = try #require(events.first { $0["side"]?.string == "device" && $0["event"]?.string == "disconnected" }?["t"]?.number)
+        #expect(deviceEnd >= appEnd && deviceEnd - appEnd < 1.0, "app \(appEnd) device \(deviceEnd)")
+    }
+
     /// Whether the relay advertised a second time (after a link ended), within 10 s.
     static func readvertised(_ relay: Serving) async -> Bool {
         let clock = ContinuousClock()
