@@ -397,7 +397,12 @@ final class ServeSession: Sendable {
         if let form = l.form { text += " (\(form))" }
         if let mtu = l.mtu { text += " \(mtu)" }
         if let handle = l.handle { text += " 0x" + Hex.word(UInt16(clamping: handle)) }
-        if let uuid = l.uuid { text += " " + uuid }
+        // `relay` names what it can (the SIG's names and the mirror profile's): a conversation
+        // with a device nobody here wrote is read by its names. `serve` knows its own device.
+        if let uuid = l.uuid {
+            let name = l.side == nil ? nil : BluetoothUUID(string: uuid).flatMap { BluetoothNames.bench.qualifiedName(of: $0) }
+            text += " " + (name.map { "\($0) (\(uuid))" } ?? uuid)
+        }
         if let indications = l.indications { text += indications ? " (indications)" : " (notifications)" }
         if let value = l.value { text += " = " + (value.isEmpty ? "(empty)" : value) }
         if let error = l.error { text += " refused: " + error }
