@@ -218,6 +218,8 @@ struct HWProbe: Sendable {
             return try await PairCommand(console: console, transports: transports).run(invocation)
         case "serve":
             return try await ServeCommand(console: console, transports: transports, deviceClock: bench.clock).run(invocation)
+        case "relay":
+            return try await RelayCommand(console: console, transports: transports).run(invocation)
         case "haptics":
             return try await HapticsCommand(console: console, sinks: HapticSinks(registry: registry, console: console, media: transports.media)).run(invocation)
         default:

@@ -4,7 +4,12 @@
 One LocalLink (the fixed one, peerkit.link) with:
   * N controllers A, each on a TCP server, for hwprobe processes (`--hci tcp:127.0.0.1:PORT`):
     the first for `hwprobe serve`, the others for hwprobe as a central (`hwprobe check`);
-  * controller C with a bumble Device as the central, driven through the control port.
+  * controller C with a bumble Device as the central, driven through the control port;
+  * with --mirror, controller B with the mirror peer (peerkit's mirror profile, the one ble_peer.py
+    serves) at B0:B0:B0:00:00:01, for `hwprobe relay` between C and B (tests/relay: one link, four
+    controllers; the link routes by each connection's own addresses, so the two links stay apart);
+  * with --secure, one more peripheral: the `secure` profile (values that need an encrypted link;
+    Just Works pairing, bonding) at B0:B0:B0:00:00:02.
 
 Prints once ready:
     READY tcp=127.0.0.1:PORT[,PORT…] control=127.0.0.1:PORT
@@ -21,6 +26,12 @@ Control commands (one JSON object per line, one JSON answer each; "ok": true or 
   {"cmd": "mirror_scan", "height_mm": 1800, "timeout": S} -> the mirror-v1 client's body scan
         (mirror-gatt-v1.md, "The scan"): {"states": [...], "result": HEX, "seconds": S}
   {"cmd": "disconnect"}
+  {"cmd": "link", "timeout": S}                   -> {"connected": bool, "ended_ago": S|null}: waits up to S for the
+        central's link to end, and says when it did (seconds before the answer)
+  {"cmd": "mirror_drop", "reason": 0x13}         -> the mirror peer ends its link (--mirror)
+  {"cmd": "secure_notify", "count": N, "size": S} / {"cmd": "secure_indicate", "count": N}
+        -> the secure peripheral (--secure) notifies / indicates its generic characteristics
+  {"cmd": "secure_writes"}                       -> {"writes": [{"characteristic", "uuid", "hex"}]}: what it was written
   {"cmd": "quit"}
 
 It runs until stdin closes, SIGTERM/SIGINT or "quit". Standard bumble 0.0.236 (pinned: it
@@ -108,6 +119,13 @@ class Central:
         started = time.monotonic()
         self.connection = await asyncio.wait_for(
             self.device.connect(address_from(address), own_address_type=hci.OwnAddressType.PUBLIC), timeout)
+        self.ended_at = None
+        connection = self.connection
+
+        def on_disconnection(_reason):
+            if self.connection is connection:
+                self.ended_at = time.monotonic()
+        connection.on("disconnection", on_disconnection)
         self.peer = Peer(self.connection)
         self.characteristics = {}
         self.received = {}
@@ -224,15 +242,39 @@ class Central:
             answer["error_code"] = final[2]
         return answer
 
+    async def link(self, timeout: float) -> dict:
+        deadline = time.monotonic() + timeout
+        while self.connection is not None and getattr(self, "ended_at", None) is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        ended = getattr(self, "ended_at", None)
+        return {"connected": self.connection is not None and ended is None,
+                "ended_ago": None if ended is None else round(time.monotonic() - ended, 4)}
+
     async def disconnect(self) -> dict:
+        if getattr(self, "ended_at", None) is not None:
+            self.connection = None
         if self.connection is not None:
             await self.connection.disconnect()
             self.connection = None
         return {}
 
 
-async def handle(central: Central, request: dict, stop: asyncio.Event) -> dict:
+async def handle(central: Central, request: dict, stop: asyncio.Event, mirror=None, secure=None) -> dict:
     cmd = request.get("cmd")
+    if cmd == "link":
+        return await central.link(float(request.get("timeout", 0)))
+    if cmd == "mirror_drop":
+        if mirror is None:
+            raise ValueError("no mirror peer: start with --mirror")
+        return await mirror.disconnect(int(request.get("reason", 0x13)))
+    if cmd in ("secure_notify", "secure_indicate", "secure_writes"):
+        if secure is None:
+            raise ValueError("no secure peripheral: start with --secure")
+        if cmd == "secure_notify":
+            return await secure.notify(int(request.get("count", 1)), int(request.get("size", 4)))
+        if cmd == "secure_indicate":
+            return await secure.indicate(int(request.get("count", 1)))
+        return {"writes": list(secure.profile.writes)}
     if cmd == "scan":
         return await central.scan(float(request.get("seconds", 2)))
     if cmd == "connect":
@@ -272,6 +314,21 @@ async def run(args) -> int:
         servers.append(server)
     central = Central(link)
     await central.start()
+    mirror = None
+    if args.mirror:
+        from peerkit.peripheral import Peripheral
+        from peerkit.profiles import PROFILES
+        mirror = Peripheral(link, PROFILES["mirror"](speed=args.speed), "B0:B0:B0:00:00:01", random=False,
+                            extended=True, interval_ms=50)
+        await mirror.start()
+    secure = None
+    if args.secure:
+        from peerkit.pairing import PairingOptions
+        from peerkit.peripheral import Peripheral
+        from peerkit.profiles import PROFILES
+        secure = Peripheral(link, PROFILES["secure"](), "B0:B0:B0:00:00:02", random=False, extended=True, interval_ms=50,
+                            pairing=PairingOptions())
+        await secure.start()
 
     async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -280,7 +337,7 @@ async def run(args) -> int:
                     continue
                 try:
                     request = json.loads(line)
-                    answer = {"ok": True, **(await handle(central, request, stop))}
+                    answer = {"ok": True, **(await handle(central, request, stop, mirror, secure))}
                 except Exception as error:  # a test wants the reason, whatever failed
                     log.exception("command failed")
                     answer = {"ok": False, "error": f"{type(error).__name__}: {error}"}
@@ -320,6 +377,9 @@ async def run(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hosts", type=int, default=1, help="controllers A on TCP for hwprobe processes")
+    parser.add_argument("--mirror", action="store_true", help="also the mirror peer (controller B) on the link, for relay tests")
+    parser.add_argument("--speed", type=float, default=10.0, help="the mirror peer's speed factor")
+    parser.add_argument("--secure", action="store_true", help="also the secure profile's peripheral, for relay tests")
     parser.add_argument("-v", "--verbose", action="count", default=0)
     args = parser.parse_args(argv)
     level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG

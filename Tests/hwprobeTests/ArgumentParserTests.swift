@@ -86,7 +86,7 @@ import Testing
             (["list", "--verbsoe"], "unknown option '--verbsoe' for list (did you mean --verbose?)"),
             (["list", "--scan"], "unknown option '--scan' for list (did you mean --scan-seconds?)"),
             (["import", "--pasword-file", "p"], "unknown option '--pasword-file' for import (did you mean --password-file?)"),
-            (["help", "nosuch"], "unknown command 'nosuch' (use one of list, gatt, watch, check, weigh, scan, import, haptics, serve, pair, bonds, demo, help, completions)"),
+            (["help", "nosuch"], "unknown command 'nosuch' (use one of list, gatt, watch, check, weigh, scan, import, haptics, serve, relay, pair, bonds, demo, help, completions)"),
             (["help", "sacn"], "unknown command 'sacn' (did you mean scan?)"),
             (["completions", "zhs"], "unknown shell 'zhs' (did you mean zsh?)"),
             (["completions", "tcsh"], "unknown shell 'tcsh' (use one of bash, zsh, fish)"),
@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func everyCommandOfTheContractExists() {
-        #expect(Commands.all.map(\.name) == ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "serve", "pair", "bonds", "demo", "help", "completions"])
+        #expect(Commands.all.map(\.name) == ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "serve", "relay", "pair", "bonds", "demo", "help", "completions"])
         #expect(Commands.commandNames == Commands.all.map(\.name))
         for spec in Commands.all {
             #expect(spec.helpText.hasPrefix("usage: hwprobe"))

@@ -17,15 +17,16 @@ final class Serving: Sendable {
     private let lines = Locked<(all: [String], waiter: (String, CheckedContinuation<String?, Never>)?)>(([], nil))
     private let errPath: String
 
-    init(_ arguments: [String], speed: Int = 10, environment extra: [String: String] = [:]) throws {
+    /// `command`: `serve`, or `relay` (RelayPeerTests).
+    init(_ arguments: [String], command: String = "serve", speed: Int = 10, environment extra: [String: String] = [:]) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: hwprobeBinary())
-        process.arguments = ["serve"] + arguments + ["--json"]
+        process.arguments = [command] + arguments + ["--json"]
         var environment = ProcessInfo.processInfo.environment
         environment["HWPROBE_SIM_SPEED"] = "\(speed)"
         environment.merge(extra) { $1 }
         process.environment = environment
-        errPath = FileManager.default.temporaryDirectory.appending(path: "serve-\(UUID().uuidString).err").path
+        errPath = FileManager.default.temporaryDirectory.appending(path: "\(command)-\(UUID().uuidString).err").path
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         process.standardInput = FileHandle.nullDevice

@@ -76,4 +76,21 @@ import Transports
         let parsed = try JSONShape.parse(text)
         #expect(parsed["error"]?.string == line.error)
     }
+
+    /// `relay`'s lines say their side, and name what the SIG or the mirror profile names; the
+    /// JSON keeps the UUID alone (its key order sorted, `side` among them).
+    @Test func relayLinesSayTheirSideAndNameWhatTheyCan() throws {
+        var line = ServeSession.Line("read", at: .milliseconds(1_250))
+        line.side = "app"
+        line.handle = 0x10
+        line.uuid = "2A19"
+        line.value = "64"
+        #expect(ServeSession.human(line) == "   1.250 s  app    read 0x0010 Battery Level (2A19) = 64")
+        line.uuid = "7B9E0005-3C2A-4F1B-9E6D-5A4C3B2A1F00"
+        #expect(ServeSession.human(line).contains("mirror scanState (7B9E0005-"))
+        #expect(ServeSession.json(line) == #"{"event":"read","handle":16,"side":"app","t":1.25,"uuid":"7B9E0005-3C2A-4F1B-9E6D-5A4C3B2A1F00","value":"64"}"# + "\n")
+        // serve's own lines are as they were: no side, the UUID alone.
+        line.side = nil
+        #expect(ServeSession.human(line) == "   1.250 s  read 0x0010 7B9E0005-3C2A-4F1B-9E6D-5A4C3B2A1F00 = 64")
+    }
 }

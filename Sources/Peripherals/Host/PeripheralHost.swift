@@ -66,6 +66,8 @@ package actor PeripheralHost {
         case host(PeripheralEvent)
         case tick
         case key(Character)
+        /// What the device behind a relaying peripheral said (`relay`).
+        case device(RelayDeviceInput)
         case end
     }
 
@@ -74,6 +76,8 @@ package actor PeripheralHost {
     private let timebase: Timebase
     private let options: Options
     private let observer: @Sendable (Event) -> Void
+    /// Hears what a relaying peripheral wants of its device, after each step.
+    private let toDevice: @Sendable ([RelayForward]) -> Void
     private let inputs: AsyncStream<Input>
     private nonisolated let input: AsyncStream<Input>.Continuation
     /// The central's link, while one is connected.
@@ -86,8 +90,10 @@ package actor PeripheralHost {
     private var advertisingOn = false
 
     package init(host: HCIHost, peripheral: any VirtualPeripheral, clock: any Clock<Duration>, options: Options = Options(),
-                 observer: @escaping @Sendable (Event) -> Void = { _ in }) {
+                 observer: @escaping @Sendable (Event) -> Void = { _ in },
+                 forward: @escaping @Sendable ([RelayForward]) -> Void = { _ in }) {
         self.host = host
+        toDevice = forward
         self.peripheral = peripheral
         timebase = Timebase(clock)
         self.options = options
@@ -98,6 +104,12 @@ package actor PeripheralHost {
     /// A key pressed on the screen: the peripheral acts on it in turn (if it takes keys).
     package nonisolated func press(_ key: Character) {
         input.yield(.key(key))
+    }
+
+    /// What the device behind a relaying peripheral said: fed to it in turn, after whatever
+    /// came before (`RelayingPeripheral`).
+    package nonisolated func deviceSaid(_ said: RelayDeviceInput) {
+        input.yield(.device(said))
     }
 
     /// The device's keys and state now, when it has any (`ControllablePeripheral`).
@@ -138,8 +150,19 @@ package actor PeripheralHost {
                 peripheral = device
                 await execute(actions)
                 await reconcileAdvertising()
+            case .device(let said):
+                guard var relay = peripheral as? any RelayingPeripheral else { continue }
+                let actions = relay.device(said, at: now)
+                peripheral = relay
+                await execute(actions)
+                await reconcileAdvertising()
             case .host(let event):
                 await handle(event, at: now)
+            }
+            if var relay = peripheral as? any RelayingPeripheral {
+                let forwards = relay.takeForwards()
+                peripheral = relay
+                if !forwards.isEmpty { toDevice(forwards) }
             }
             await pump(at: timebase.now)
             rescheduleTimer()

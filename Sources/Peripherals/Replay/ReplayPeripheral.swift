@@ -197,7 +197,7 @@ package struct ReplayPeripheral: VirtualPeripheral {
     /// One `VirtualAdvertising` per moment the recorded advertising changed, the first at the
     /// time it was first heard. The first scan response after an advertisement joins it (they
     /// are one advertising event on the air); a later change of either is a moment of its own.
-    static func advertisingTimeline(_ records: [BLECassette.AdvertisingRecord]) -> [(at: Duration, advertising: VirtualAdvertising)] {
+    package static func advertisingTimeline(_ records: [BLECassette.AdvertisingRecord]) -> [(at: Duration, advertising: VirtualAdvertising)] {
         var primary: BLECassette.AdvertisingRecord?
         var response: [UInt8] = []
         var responseJoined = false

@@ -202,6 +202,45 @@ enum Commands {
                                 what: "a recorded mirror answering as it did, keeping what the app asked this time"),
                         Example(line: "hwprobe serve --hci hci:0 profile:thermometer.json --name Lab-Thermo", what: "a device described in a file"),
                     ]),
+        CommandSpec(name: "relay", synopsis: "hwprobe relay --hci URI --to URI ADDRESS [--seconds S] [--advertising automatic|legacy|extended] [--pairing off|optional|required] [--io CAPABILITY] [--passkey N] [--record FILE [--anonymize]] [--json]",
+                    summary: "Stand between an app and its device: connect to ADDRESS through the --to controller, advertise what it "
+                        + "advertises through the --hci controller, and forward every ATT request, response, notification and "
+                        + "indication both ways as they happen, each link with its own MTU. Either side leaving ends the other's link "
+                        + "within a second, and the relay advertises again for the next app (the device is connected when an app "
+                        + "connects; each side pairs on its own). Prints the conversation (with "
+                        + "--json, serve's events each with \"side\": \"app\" or \"device\"). Runs until Ctrl-C or --seconds (exit 0); "
+                        + "exit 3 when a controller cannot be opened or the device is not found within 10 s.",
+                    options: [OptionSpec(name: "--hci", valueName: "URI", help: "the app's side, where the copy advertises: hci:N, uart:/dev/ttyX?baud=…, tcp:HOST:PORT",
+                                         value: .deviceURI(.hci)),
+                              OptionSpec(name: "--to", valueName: "URI", help: "the device's side: hci:N, uart:…, tcp:HOST:PORT (the same as --hci where "
+                                         + "one controller can be central and peripheral at once), sim: or replay:FILE",
+                                         value: .deviceURI(.hci)),
+                              OptionSpec(name: "--seconds", valueName: "S", help: "stop after S seconds (default: at Ctrl-C)"),
+                              OptionSpec(name: "--advertising", valueName: "FORM",
+                                         help: "automatic (the device's own form), legacy, or extended (everything in one extended "
+                                         + "advertisement, for centrals that never see scan responses, such as bumble's)",
+                                         value: .choice(["automatic", "legacy", "extended"])),
+                              OptionSpec(name: "--record", valueName: "FILE",
+                                         help: "write the device as the app met it, as a cassette: replayable with --hci replay:FILE and serve replay:FILE",
+                                         value: .file),
+                              OptionSpec(name: "--pairing", valueName: "MODE",
+                                         help: "the app's side, as serve's: off (the default), optional (pair when the app asks), required "
+                                         + "(ask the app to pair at once); the device's side pairs (or uses its bond) when the device asks",
+                                         value: .choice(["off", "optional", "required"])),
+                              OptionSpec(name: "--io", valueName: "CAPABILITY",
+                                         help: "what the relay shows and types when the app pairs (default: none, keyboard-display with --passkey)",
+                                         value: .choice(["display", "display-yes-no", "keyboard", "keyboard-display", "none"])),
+                              OptionSpec(name: "--passkey", valueName: "N", help: "the six-digit passkey to show or type when the app pairs"),
+                              anonymize,
+                              OptionSpec(name: "--json", help: "one JSON object per line: serve's events, each with \"side\": \"app\" or \"device\"")],
+                    positionals: [PositionalSpec(name: "ADDRESS", help: "the device, AA:BB:CC:DD:EE:FF[/public|/random]")],
+                    requiredPositionals: 1, required: ["--hci", "--to"],
+                    examples: [
+                        Example(line: "hwprobe relay --hci hci:0 --to hci:1 C0:FF:EE:00:4F:2A/random --record mirror.cassette",
+                                what: "the phone's app meets the mirror through hwprobe; the whole conversation kept as a cassette"),
+                        Example(line: "hwprobe relay --hci tcp:127.0.0.1:9101 --to tcp:127.0.0.1:9102 B0:B0:B0:00:00:01 --advertising extended --json",
+                                what: "for bumble's central (it never sees scan responses), the conversation as JSON lines"),
+                    ]),
         CommandSpec(name: "pair", synopsis: "hwprobe pair --hci URI ADDRESS [--io CAPABILITY] [--passkey N] [--legacy] [--json]",
                     summary: "Pair and bond with one peripheral (LE Secure Connections, or legacy pairing with --legacy) and keep its keys "
                         + "in the controller's bond store, so that it is encrypted without pairing next time. Prints the method and the "
@@ -259,7 +298,7 @@ enum Commands {
 
     /// The command names, for `help COMMAND`: spelled out, since the table cannot read itself while
     /// it is being made (a test checks that they are `all`'s names in order).
-    static let commandNames = ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "serve", "pair", "bonds", "demo", "help", "completions"]
+    static let commandNames = ["list", "gatt", "watch", "check", "weigh", "scan", "import", "haptics", "serve", "relay", "pair", "bonds", "demo", "help", "completions"]
 
     private static var globalSpellings: String {
         CommandSpec.global.map { option in

@@ -41,22 +41,12 @@ struct ServeCommand: Sendable {
             if failure.exitCode != 3 { failure = CLIFailure(kind: .device, message: failure.message) }
             throw failure
         }
-        let pairing = invocation.value("--pairing") ?? "off"
-        guard ["off", "optional", "required"].contains(pairing) else {
-            throw CLIFailure(kind: .usage, message: "--pairing \(pairing): use off, optional or required")
-        }
-        if pairing != "off" {
-            do throws(CLIFailure) {
-                let passkey = try PairingOptions.passkey(invocation.value("--passkey"))
-                let io = try PairingOptions.ioCapability(invocation.value("--io"), passkey: passkey)
-                let bonds = try await PairingOptions.bondStore(host: central.host, environment: console.environment)
-                let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput)
-                await central.host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds,
-                                                            delegate: UnattendedPairing(passkey: passkey, console: console)))
-            } catch {
-                await central.close()
-                throw error
-            }
+        let pairing: String
+        do throws(CLIFailure) {
+            pairing = try await Self.usePairing(invocation, on: central.host, console: console)
+        } catch {
+            await central.close()
+            throw error
         }
         let host = central.host
         let session = ServeSession(database: device.peripheral.attributeDatabase)
@@ -98,25 +88,9 @@ struct ServeCommand: Sendable {
         let interrupt = SignalHandling.shared.onInterrupt { ended.continuation.yield() }
         var failure: CLIFailure?
         await withTaskGroup(of: CLIFailure?.self) { group in
+            group.addTask { await Self.serving(server, on: uri) }
             group.addTask {
-                do throws(BLEError) {
-                    try await server.run()
-                    return nil
-                } catch {
-                    return CLIFailure(kind: .device, message: "\(uri): \(error)")
-                }
-            }
-            group.addTask {
-                if let limit {
-                    await withTaskGroup(of: Void.self) { end in
-                        end.addTask { try? await clock.sleep(for: limit) }
-                        end.addTask { for await _ in ended.stream { return } }
-                        _ = await end.next()
-                        end.cancelAll()
-                    }
-                } else {
-                    for await _ in ended.stream { break }
-                }
+                await Self.untilEnded(ended.stream, or: limit, clock: clock)
                 return nil
             }
             if let screenDrawing = screen.withLock({ $0 }) {
@@ -139,6 +113,47 @@ struct ServeCommand: Sendable {
             console.err("hwprobe serve: served \(device.label); \(session.snapshot.served) values notified or indicated\n")
         }
         return ExitCode.success
+    }
+
+    /// `--pairing off|optional|required` with `--io` and `--passkey`: the host pairs as the
+    /// served device when a central asks (and, for `required`, the caller asks the central at
+    /// once). Returns the mode. `serve`, and `relay`'s app side.
+    static func usePairing(_ invocation: Invocation, on host: HCIHost, console: Console) async throws(CLIFailure) -> String {
+        let pairing = invocation.value("--pairing") ?? "off"
+        guard ["off", "optional", "required"].contains(pairing) else {
+            throw CLIFailure(kind: .usage, message: "--pairing \(pairing): use off, optional or required")
+        }
+        guard pairing != "off" else { return pairing }
+        let passkey = try PairingOptions.passkey(invocation.value("--passkey"))
+        let io = try PairingOptions.ioCapability(invocation.value("--io"), passkey: passkey)
+        let bonds = try await PairingOptions.bondStore(host: host, environment: console.environment)
+        let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput)
+        await host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds, delegate: UnattendedPairing(passkey: passkey, console: console)))
+        return pairing
+    }
+
+    /// Runs `server` until it is cancelled; the controller's failure, if it fails, as the CLI says it.
+    static func serving(_ server: PeripheralHost, on uri: DeviceURI) async -> CLIFailure? {
+        do throws(BLEError) {
+            try await server.run()
+            return nil
+        } catch {
+            return CLIFailure(kind: .device, message: "\(uri): \(error)")
+        }
+    }
+
+    /// Returns when `ended` yields (Ctrl-C, `q`) or `limit` (`--seconds`) has passed.
+    static func untilEnded(_ ended: AsyncStream<Void>, or limit: Duration?, clock: ContinuousClock) async {
+        guard let limit else {
+            for await _ in ended { break }
+            return
+        }
+        await withTaskGroup(of: Void.self) { end in
+            end.addTask { try? await clock.sleep(for: limit) }
+            end.addTask { for await _ in ended { return } }
+            _ = await end.next()
+            end.cancelAll()
+        }
     }
 
     static func limit(_ text: String?) throws(CLIFailure) -> Duration? {

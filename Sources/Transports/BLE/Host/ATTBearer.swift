@@ -247,6 +247,7 @@ public final class ATTBearer: Sendable {
                     if let waiter = s.waiters.removeValue(forKey: id) { answers.append((waiter, .failure(error))) }
                 case .notification(let handle, let value), .indication(let handle, let value):
                     s.notificationsReceived += 1
+                    let indicated = if case .indication = receipt { true } else { false }
                     for subscriber in s.subscribers[handle] ?? [] {
                         if let index = values.firstIndex(where: { $0.queue === subscriber }) {
                             values[index].batch.append(value)
@@ -254,7 +255,7 @@ public final class ATTBearer: Sendable {
                             values.append((subscriber, [value]))
                         }
                     }
-                    if !s.everything.isEmpty { everything.append(ATTNotification(handle: handle, value: value)) }
+                    if !s.everything.isEmpty { everything.append(ATTNotification(handle: handle, value: value, indicated: indicated)) }
                 case .mtuChanged(let mtu):
                     mtuChanges.append(mtu)
                 case .dropped:
@@ -360,4 +361,7 @@ public struct ATTNotification: Hashable, Sendable {
     public var handle: UInt16
     /// The value as sent, at most ATT_MTU − 3 bytes.
     public var value: [UInt8]
+    /// Whether it came as an indication (already confirmed by the bearer) rather than a
+    /// notification: `relay` passes each on to the app the way the device sent it.
+    public var indicated = false
 }

@@ -34,6 +34,19 @@ final class ServeSession: Sendable {
         var level: Int?
         /// `paired`, `encrypted`: Secure Connections or legacy pairing.
         var secureConnections: Bool?
+        /// `relay`: which link it happened on, `app` or `device`.
+        var side: String?
+
+        init(event: String, t: Double) {
+            self.event = event
+            self.t = t
+        }
+
+        /// An event `t` from the start, to the millisecond.
+        init(_ event: String, at t: Duration) {
+            let seconds = t.inSeconds
+            self.init(event: event, t: (seconds * 1000).rounded() / 1000)
+        }
     }
 
     struct Snapshot: Sendable {
@@ -61,24 +74,54 @@ final class ServeSession: Sendable {
     }
 
     private let state = Mutex(State())
-    private let database: AttributeDatabase?
     /// Each handle's UUID as the lines spell it (a CCCD's is its characteristic's), worked out
     /// once: a stream names its handle thousands of times a second.
     private let uuids: [UInt16: String]
+    /// Each CCCD's characteristic value handle: a write to one is a subscription.
+    private let clientConfigurations: [UInt16: UInt16]
     /// Lines kept for the screen's "recent" list.
     static let recentLines = 8
 
-    init(database: AttributeDatabase?) {
-        self.database = database
+    /// Names what the central does after `database`, the served device's own.
+    convenience init(database: AttributeDatabase?) {
         var uuids: [UInt16: String] = [:]
+        var configurations: [UInt16: UInt16] = [:]
         for attribute in database?.attributes ?? [] {
             if attribute.type == Attribute.clientConfigurationType, let (value, _) = database?.characteristic(ofClientConfiguration: attribute.handle) {
                 uuids[attribute.handle] = database?.attribute(value)?.type.description
+                configurations[attribute.handle] = value
             } else {
                 uuids[attribute.handle] = attribute.type.description
             }
         }
+        self.init(uuids: uuids, clientConfigurations: configurations)
+    }
+
+    /// Names what the central does after a database discovered on another device (`relay`).
+    convenience init(discovered services: [GATTServiceTree]) {
+        var uuids: [UInt16: String] = [:]
+        var configurations: [UInt16: UInt16] = [:]
+        for tree in services {
+            uuids[tree.service.start] = Attribute.primaryService.description
+            for characteristic in tree.characteristics {
+                uuids[characteristic.declarationHandle] = Attribute.characteristicDeclaration.description
+                uuids[characteristic.valueHandle] = characteristic.uuid.description
+                for descriptor in characteristic.descriptors {
+                    if descriptor.uuid == GATTCharacteristic.clientConfiguration {
+                        uuids[descriptor.handle] = characteristic.uuid.description
+                        configurations[descriptor.handle] = characteristic.valueHandle
+                    } else {
+                        uuids[descriptor.handle] = descriptor.uuid.description
+                    }
+                }
+            }
+        }
+        self.init(uuids: uuids, clientConfigurations: configurations)
+    }
+
+    private init(uuids: [UInt16: String], clientConfigurations: [UInt16: UInt16]) {
         self.uuids = uuids
+        self.clientConfigurations = clientConfigurations
     }
 
     var snapshot: Snapshot { state.withLock { $0.snapshot } }
@@ -93,12 +136,41 @@ final class ServeSession: Sendable {
         }
     }
 
+    /// How a securing ended, as a line: `paired` (`method`, `secureConnections`, or `error`), or
+    /// `encrypted` with a bond's key (`level`, or `error`); nil when it could not even start.
+    static func securedLine(_ outcome: SecuringOutcome?, at t: Duration) -> Line {
+        switch outcome {
+        case .paired(let paired)?, .notStored(let paired, _)?:
+            var l = Line("paired", at: t)
+            l.method = paired.method.description
+            l.secureConnections = paired.security.isSecureConnections
+            if case .notStored(_, let why)? = outcome { l.error = why }
+            return l
+        case .failed(let failure)?:
+            var l = Line("paired", at: t)
+            l.error = failure.description
+            return l
+        case .encrypted(let security)?:
+            var l = Line("encrypted", at: t)
+            l.level = security.level
+            l.secureConnections = security.isSecureConnections
+            return l
+        case .bondRejected(let status)?:
+            var l = Line("encrypted", at: t)
+            l.error = "the device refused the bond's key (HCI status 0x\(Hex.byte(status))): forget the bond (hwprobe bonds --remove) and pair again"
+            return l
+        case nil:
+            var l = Line("paired", at: t)
+            l.error = "the link could not be secured (it ended, or the controller refused)"
+            return l
+        }
+    }
+
     /// Takes one event at `t` (from the start) and returns the JSON lines it makes.
     func take(_ event: PeripheralHost.Event, at t: Duration) -> [Line] {
-        let seconds = t.inSeconds
-        return state.withLock { s -> [Line] in
+        state.withLock { s -> [Line] in
             var lines: [Line] = []
-            func line(_ event: String) -> Line { Line(event: event, t: (seconds * 1000).rounded() / 1000) }
+            func line(_ event: String) -> Line { Line(event, at: t) }
             switch event {
             case .advertising(let setup, let address):
                 var l = line("advertising")
@@ -151,18 +223,9 @@ final class ServeSession: Sendable {
                 lines.append(l)
             case .secured(let outcome):
                 switch outcome {
-                case .paired(let paired), .notStored(let paired, _):
-                    var l = line("paired")
-                    l.method = paired.method.description
-                    l.secureConnections = paired.security.isSecureConnections
-                    if case .notStored(_, let why) = outcome { l.error = why }
-                    lines.append(l)
-                case .failed(let failure):
-                    var l = line("paired")
-                    l.error = failure.description
-                    lines.append(l)
-                case .encrypted, .bondRejected:
-                    break
+                case .paired, .notStored, .failed: lines.append(Self.securedLine(outcome, at: t))
+                // The link's encryption is its own event (`securityChanged`).
+                case .encrypted, .bondRejected: break
                 }
             case .fromCentral(let pdu):
                 recordATT(pdu, direction: .toPeripheral, at: t, in: &s)
@@ -272,8 +335,7 @@ final class ServeSession: Sendable {
 
     /// A write the server took: a CCCD's is a subscription (or its end), anything else a write.
     private func written(_ handle: UInt16, _ value: [UInt8], line: (String) -> Line, in s: inout State) -> [Line] {
-        if let database, let attribute = database.attribute(handle), attribute.type == Attribute.clientConfigurationType,
-           let (valueHandle, _) = database.characteristic(ofClientConfiguration: handle), value.count == 2 {
+        if let valueHandle = clientConfigurations[handle], value.count == 2 {
             let bits = UInt16(value[0]) | UInt16(value[1]) << 8
             var l = line(bits == 0 ? "unsubscribed" : "subscribed")
             l.handle = Int(valueHandle)
@@ -329,13 +391,18 @@ final class ServeSession: Sendable {
 
     /// A JSON line as one line for people: `12.345 s  write 0x0012 (uuid) = 01aa`.
     static func human(_ l: Line) -> String {
-        var text = String(format: "%8.3f s  ", l.t) + l.event
+        var text = String(format: "%8.3f s  ", l.t) + (l.side.map { $0.padding(toLength: 7, withPad: " ", startingAt: 0) } ?? "") + l.event
         if let central = l.central { text += " " + central }
         if let address = l.address { text += " from " + address }
         if let form = l.form { text += " (\(form))" }
         if let mtu = l.mtu { text += " \(mtu)" }
         if let handle = l.handle { text += " 0x" + Hex.word(UInt16(clamping: handle)) }
-        if let uuid = l.uuid { text += " " + uuid }
+        // `relay` names what it can (the SIG's names and the mirror profile's): a conversation
+        // with a device nobody here wrote is read by its names. `serve` knows its own device.
+        if let uuid = l.uuid {
+            let name = l.side == nil ? nil : BluetoothUUID(string: uuid).flatMap { BluetoothNames.bench.qualifiedName(of: $0) }
+            text += " " + (name.map { "\($0) (\(uuid))" } ?? uuid)
+        }
         if let indications = l.indications { text += indications ? " (indications)" : " (notifications)" }
         if let value = l.value { text += " = " + (value.isEmpty ? "(empty)" : value) }
         if let error = l.error { text += " refused: " + error }
@@ -386,6 +453,7 @@ final class ServeSession: Sendable {
         number("mtu", l.mtu)
         text("reason", l.reason)
         flag("secureConnections", l.secureConnections)
+        text("side", l.side)
         key("t")
         out += l.t.rounded() == l.t ? String(Int(l.t)) : String(l.t)
         text("uuid", l.uuid)
