@@ -13,11 +13,12 @@ public final class CentralPeer: Sendable {
     private let input: Pipe
 
     /// Starts the peer with `hosts` controllers A and waits (up to 30 s) for its READY line.
-    public static func start(hosts: Int = 1) async throws -> CentralPeer {
+    /// `arguments` go to central_peer.py (`--pairing`: the fixed Security Manager and its commands).
+    public static func start(hosts: Int = 1, arguments: [String] = []) async throws -> CentralPeer {
         guard let python = PeerProcess.python else { throw PeerProcess.StartFailure(description: "no .venv-peers: run scripts/setup-peers") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [PeerProcess.repositoryRoot + "/Tests/Peers/central_peer.py", "--hosts", "\(hosts)"]
+        process.arguments = [PeerProcess.repositoryRoot + "/Tests/Peers/central_peer.py", "--hosts", "\(hosts)"] + arguments
         let output = Pipe()
         let input = Pipe()
         process.standardOutput = output

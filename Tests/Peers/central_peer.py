@@ -23,6 +23,15 @@ Control commands (one JSON object per line, one JSON answer each; "ok": true or 
   {"cmd": "disconnect"}
   {"cmd": "quit"}
 
+With `--pairing` the central pairs, with the fixed Security Manager of peerkit/pairing.py
+(`PairingCentral`; README.md, "Pairing"), and these commands are added:
+  {"cmd": "pair"}                                -> PairingCentral.pair(): {"paired", "method", …} or the reason
+  {"cmd": "encrypt"}                             -> encrypt with the bond's key, no pairing
+  {"cmd": "secure_read", "uuid": U}              -> read; on 0x05/0x0F secure the link (bond or pairing)
+                                                    and read again: {"value"} or {"attError"}, "attErrors"
+  {"cmd": "events", "since": N, "wait": NAME|[…], "match": {…}, "timeout": S} -> as ble_peer.py's
+  and ble_peer.py's `pairing`, `pairing_fault`, `passkey`, `compare`, `security`, `bonds`.
+
 It runs until stdin closes, SIGTERM/SIGINT or "quit". Standard bumble 0.0.236 (pinned: it
 reaches no internals beyond what peerkit already does).
 """
@@ -48,6 +57,9 @@ from bumble.host import Host  # noqa: E402
 
 from peerkit.hostside import HostPort, TcpHostServer  # noqa: E402
 from peerkit.link import ConnectionAddressedLink  # noqa: E402
+from peerkit.pairing import PairingOptions  # noqa: E402
+from peerkit.pairing_central import PairingCentral  # noqa: E402
+from peerkit.pairing_control import pairing_commands  # noqa: E402
 
 log = logging.getLogger("peer.central")
 
@@ -70,7 +82,7 @@ def address_from(text: str) -> hci.Address:
 
 
 class Central:
-    def __init__(self, link):
+    def __init__(self, link, pairing: bool = False):
         self.controller = Controller("C", link=link, public_address=hci.Address("C0:C0:C0:00:00:01"))
         config = DeviceConfiguration()
         config.name = "bumble-central"
@@ -81,6 +93,8 @@ class Central:
         self.characteristics: dict[str, CharacteristicProxy] = {}
         self.received: dict[str, list[bytes]] = {}
         self.arrived = asyncio.Event()
+        # The fixed Security Manager, only when asked: without it bumble's stock one answers.
+        self.pairing = PairingCentral(self.device, PairingOptions()) if pairing else None
 
     async def start(self):
         await self.device.power_on()
@@ -111,6 +125,10 @@ class Central:
         self.peer = Peer(self.connection)
         self.characteristics = {}
         self.received = {}
+        if self.pairing is not None:
+            self.pairing.connection = self.connection
+            self.pairing.peer = self.peer
+            self.pairing._discovered = False
         return {"seconds": round(time.monotonic() - started, 4), "handle": self.connection.handle}
 
     async def mtu(self, mtu: int) -> dict:
@@ -228,11 +246,47 @@ class Central:
         if self.connection is not None:
             await self.connection.disconnect()
             self.connection = None
+            if self.pairing is not None:
+                self.pairing.connection = None
+                self.pairing.peer = None
         return {}
+
+    async def events(self, request: dict) -> dict:
+        """The pairing agent's events from `since`; with `wait`, first waits for one (in the peer)."""
+        events = self.pairing.events
+        since = int(request.get("since", 0))
+        matched = None
+        if request.get("wait") is not None:
+            names = request["wait"] if isinstance(request["wait"], list) else [request["wait"]]
+            match = request.get("match") or {}
+            matched = await events.wait_for(
+                lambda e: e["event"] in names and all(e.get(k) == v for k, v in match.items()),
+                since=since, timeout=float(request.get("timeout", 5)))
+        return {"events": events.since(since), "next": len(events.events), "matched": matched}
+
+
+async def handle_pairing(central: Central, request: dict):
+    """The `--pairing` commands; None when `request` is not one of them."""
+    if central.pairing is None:
+        return None
+    cmd = request.get("cmd")
+    if cmd == "pair":
+        return await central.pairing.pair()
+    if cmd == "encrypt":
+        return await central.pairing.encrypt()
+    if cmd == "secure_read":
+        return await central.pairing.read(request["uuid"])
+    if cmd == "events":
+        return await central.events(request)
+    handler = pairing_commands(central.pairing.agent, lambda: central.connection).get(cmd)
+    return handler(request) if handler is not None else None
 
 
 async def handle(central: Central, request: dict, stop: asyncio.Event) -> dict:
     cmd = request.get("cmd")
+    paired = await handle_pairing(central, request)
+    if paired is not None:
+        return paired
     if cmd == "scan":
         return await central.scan(float(request.get("seconds", 2)))
     if cmd == "connect":
@@ -270,7 +324,7 @@ async def run(args) -> int:
         server = TcpHostServer(port)
         ports.append(await server.start("127.0.0.1", 0))
         servers.append(server)
-    central = Central(link)
+    central = Central(link, pairing=args.pairing)
     await central.start()
 
     async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -320,6 +374,8 @@ async def run(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hosts", type=int, default=1, help="controllers A on TCP for hwprobe processes")
+    parser.add_argument("--pairing", action="store_true",
+                        help="pair with the fixed Security Manager (peerkit/pairing.py) and add its commands")
     parser.add_argument("-v", "--verbose", action="count", default=0)
     args = parser.parse_args(argv)
     level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG

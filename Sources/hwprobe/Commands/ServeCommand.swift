@@ -15,6 +15,8 @@ struct ServeCommand: Sendable {
     var transports: TransportFactory
     /// The served device's timeline (`HWPROBE_SIM_SPEED` for the simulated ones, as on the bench).
     var deviceClock: any Clock<Duration>
+    /// Who answers the pairing prompts; nil: ``UnattendedPairing``.
+    var person: (any PairingDelegate)?
 
     func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         guard let hciText = invocation.value("--hci"), let deviceText = invocation.positionals.first else {
@@ -52,7 +54,7 @@ struct ServeCommand: Sendable {
                 let bonds = try await PairingOptions.bondStore(host: central.host, environment: console.environment)
                 let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput)
                 await central.host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds,
-                                                            delegate: UnattendedPairing(passkey: passkey, console: console)))
+                                                            delegate: person ?? UnattendedPairing(passkey: passkey, console: console)))
             } catch {
                 await central.close()
                 throw error
