@@ -99,7 +99,7 @@ async def main(args) -> int:
     port = HostPort("A0", link, "A0:A0:A0:00:02:01", False)
     server = TcpHostServer(port)
     tcp = await server.start("127.0.0.1", 0)
-    controller = Controller("C", link=link, public_address=hci.Address("C0:C0:C0:00:02:01"))
+    controller = Controller("C", link=link, public_address=hci.Address("C0:C0:C0:00:02:01", hci.Address.PUBLIC_DEVICE_ADDRESS))
     config = DeviceConfiguration()
     config.name = "bench-central"
     config.address = hci.Address("C3:C0:C0:00:02:01")

@@ -83,7 +83,10 @@ def address_from(text: str) -> hci.Address:
 
 class Central:
     def __init__(self, link, pairing: bool = False):
-        self.controller = Controller("C", link=link, public_address=hci.Address("C0:C0:C0:00:00:01"))
+        # The address type must be given: bumble's Address defaults to random, and controller C
+        # then tells the peripheral's controller that a *random* C0:C0:C0:00:00:01 connected
+        # while its host (Read BD_ADDR) pairs as the public one: a DHKey check that cannot match.
+        self.controller = Controller("C", link=link, public_address=hci.Address("C0:C0:C0:00:00:01", hci.Address.PUBLIC_DEVICE_ADDRESS))
         config = DeviceConfiguration()
         config.name = "bumble-central"
         config.address = hci.Address("C3:C0:C0:00:00:01")

@@ -78,7 +78,7 @@ struct PairBumbleCentralTests {
         let central = try await Self.central(["io": "display", "mitm": true, "passkey": 246810])
         try await Self.serving(central, ["--io", "keyboard", "--passkey", "246810"]) { served in
             let first = try await Self.connectSecureAndRead(central)
-            let paired = try #require(first.events.first { $0.name == "paired" }, "\(first.events)")
+            let paired = try #require(first.events.first { $0.name == "paired" }, "\(first.events)\n\(served.stdout)")
             #expect(paired.string("method") == "passkey-entry" && paired.bool("authenticated") == true
                     && paired.bool("sc") == true && paired.bool("bonded") == true, "\(paired)")
             #expect(first.value["value"] as? String == "3200", "\(first.value)")
@@ -117,7 +117,7 @@ struct PairBumbleCentralTests {
             let compared = try #require(run.events.first { $0.name == "numeric_comparison" }, "\(run.events)")
             #expect(compared.string("value") == person.compared.first.map(UnattendedPairing.digits) && compared.bool("accepted") == true,
                     "\(compared) vs \(person.compared)")
-            let paired = try #require(run.events.first { $0.name == "paired" }, "\(run.events)")
+            let paired = try #require(run.events.first { $0.name == "paired" }, "\(run.events)\n\(served.stdout)\n\(served.stderr)")
             #expect(paired.string("method") == "numeric-comparison" && paired.bool("authenticated") == true
                     && paired.bool("sc") == true, "\(paired)")
             #expect(run.value["value"] as? String == "3200", "\(run.value)")
