@@ -17,7 +17,9 @@ round the peripheral forgets its bonds, then is paired once by each central. Fig
                 the bond store, disconnecting).
 
 Numeric Comparison is measured for bumble only: unattended, hwprobe refuses it (the contract's
-rule), so `hwprobe pair` cannot answer one without a person at a terminal.
+rule), so `hwprobe pair` cannot answer one without a person at a terminal. A reconnection
+encrypted with the bond is measured for bumble only (`encrypt()`, LE Enable Encryption to
+Encryption Change): no hwprobe command encrypts with a bond on its own yet.
 
     Benchmarks/PairBench/pair_bench.py --hwprobe .build/release/hwprobe [--rounds 7]
 
@@ -145,6 +147,25 @@ async def main(args) -> int:
                     print(f"  {name}: hwprobe exit {code}: {output}", file=sys.stderr)
             hw = ms(exchange["hwprobe"]) if h_arguments is not None else "refused unattended"
             print(f"{name:24} {ms(exchange['bumble']):>22} {hw:>22} {ms(bumble_call):>20} {ms(hwprobe_run):>20}")
+        # A reconnection encrypted with an SC Just Works bond, no pairing: bumble only, since no
+        # hwprobe command encrypts with a bond on its own yet (`gatt` will, with automatic pairing).
+        agent.options.update(dict(DEFAULTS))
+        central.agent.options.update(dict(DEFAULTS))
+        agent.bonds.remove(None)
+        central.agent.bonds.remove(None)
+        await idle(peripheral)
+        await central.connect(PERIPHERAL)
+        await central.pair()
+        await central.disconnect()
+        reconnect = []
+        for _ in range(args.rounds):
+            await idle(peripheral)
+            await central.connect(PERIPHERAL)
+            result = await central.encrypt()
+            await central.disconnect()
+            if result.get("encrypted"):
+                reconnect.append(result["seconds"])
+        print(f"{'Bond reconnection':24} {'':>22} {'not measured':>22} {ms(reconnect):>20} {'—':>20}")
     finally:
         shutil.rmtree(state, ignore_errors=True)
         server.close()

@@ -113,6 +113,16 @@ extension PairingPeerControl {
         try await checkedCommand(["cmd": "compare", "accept": accept])
     }
 
+    /// A clean start for one test on a shared peer: no bond, no fault, and the pairing options at
+    /// their defaults except `options`.
+    public func resetPairing(_ options: [String: Any]) async throws {
+        try await removeBonds()
+        try await checkedCommand(["cmd": "pairing_fault", "fault": "clear"])
+        let defaults: [String: Any] = ["io": "none", "sc": "allowed", "mitm": false, "bonding": true, "passkey": NSNull(),
+                                       "compare": "yes", "smpTimeout": 30]
+        try await configurePairing(defaults.merging(options) { $1 })
+    }
+
     /// Forgets the peer's bonds (a shared peer keeps them for its lifetime).
     public func removeBonds() async throws {
         try await checkedCommand(["cmd": "bonds", "remove": "all"])

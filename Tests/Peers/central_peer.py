@@ -254,18 +254,6 @@ class Central:
                 self.pairing.peer = None
         return {}
 
-    async def events(self, request: dict) -> dict:
-        """The pairing agent's events from `since`; with `wait`, first waits for one (in the peer)."""
-        events = self.pairing.events
-        since = int(request.get("since", 0))
-        matched = None
-        if request.get("wait") is not None:
-            names = request["wait"] if isinstance(request["wait"], list) else [request["wait"]]
-            match = request.get("match") or {}
-            matched = await events.wait_for(
-                lambda e: e["event"] in names and all(e.get(k) == v for k, v in match.items()),
-                since=since, timeout=float(request.get("timeout", 5)))
-        return {"events": events.since(since), "next": len(events.events), "matched": matched}
 
 
 async def handle_pairing(central: Central, request: dict):
@@ -280,7 +268,7 @@ async def handle_pairing(central: Central, request: dict):
     if cmd == "secure_read":
         return await central.pairing.read(request["uuid"])
     if cmd == "events":
-        return await central.events(request)
+        return await central.pairing.events.query(request)
     handler = pairing_commands(central.pairing.agent, lambda: central.connection).get(cmd)
     return handler(request) if handler is not None else None
 

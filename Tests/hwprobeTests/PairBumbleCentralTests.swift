@@ -27,11 +27,7 @@ struct PairBumbleCentralTests {
     /// The central with these pairing options (the others at their defaults) and no bond.
     static func central(_ options: [String: Any]) async throws -> CentralPeer {
         let central = try await Self.central.value
-        try await central.removeBonds()
-        try await central.checkedCommand(["cmd": "pairing_fault", "fault": "clear"])
-        let defaults: [String: Any] = ["io": "none", "sc": "allowed", "mitm": false, "bonding": true, "passkey": NSNull(),
-                                       "compare": "yes", "smpTimeout": 30]
-        try await central.configurePairing(defaults.merging(options) { $1 })
+        try await central.resetPairing(options)
         return central
     }
 

@@ -23,11 +23,7 @@ struct PairBumblePeripheralTests {
     /// The peer with these pairing options (the others at their defaults), no bond, no fault.
     static func peer(_ options: [String: Any]) async throws -> PeerProcess {
         let peer = try await SharedPeers.shared.peer(arguments)
-        try await peer.removeBonds()
-        try await peer.checkedCommand(["cmd": "pairing_fault", "fault": "clear"])
-        let defaults: [String: Any] = ["io": "none", "sc": "allowed", "mitm": false, "bonding": true, "passkey": NSNull(),
-                                       "compare": "yes", "smpTimeout": 30]
-        try await peer.configurePairing(defaults.merging(options) { $1 })
+        try await peer.resetPairing(options)
         return peer
     }
 
@@ -48,9 +44,9 @@ struct PairBumblePeripheralTests {
     /// What a later command does with the bond: a new host on the same controller, its bond store
     /// read from `state`, connects, secures the link (the bond's key, or a pairing if it must) and
     /// reads `uuid`. The answer is how the link was secured and the value (or the ATT error).
-    static func secureAndRead(_ peer: PeerProcess, _ uuid: String, state: String) async throws
+    static func secureAndRead(_ peer: PeerProcess, _ uuid: String, state: String, recorder: CassetteRecorder? = nil) async throws
         -> (outcome: SecuringOutcome, value: Result<[UInt8], BLEError>) {
-        let central = try await BLECentral.open(peer.tcp)
+        let central = try await BLECentral.open(peer.tcp, tap: recorder)
         do {
             let bonds = try await PairingOptions.bondStore(host: central.host, environment: ["XDG_STATE_HOME": state])
             await central.host.useSecurity(HostSecurity(configuration: SecurityConfiguration(ioCapability: .noInputNoOutput),
@@ -109,7 +105,11 @@ struct PairBumblePeripheralTests {
 
         for _ in 1...2 {
             let again = try await peer.eventMark()
-            let (outcome, value) = try await Self.secureAndRead(peer, Self.authenticatedSC, state: state)
+            let recorder = CassetteRecorder()
+            let (outcome, value) = try await Self.secureAndRead(peer, Self.authenticatedSC, state: state, recorder: recorder)
+            // Recorded as it happened: an encryption, no pairing (cassette format 1.2).
+            let cassette = recorder.text()
+            #expect(cassette.contains("\nencrypted ") && !cassette.contains("\npairing "), "\(cassette)")
             guard case .encrypted(let security) = outcome else {
                 Issue.record("not encrypted with the bond: \(outcome)")
                 return
