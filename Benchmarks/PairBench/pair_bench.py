@@ -14,7 +14,9 @@ round the peripheral forgets its bonds, then is paired once by each central. Fig
   bumble call   bumble's `pair()` as its caller waits for it (in this process);
   hwprobe run   `hwprobe pair …` as a user meets it: the whole process, from exec to exit
                 (start-up, opening and resetting the controller, connecting, the pairing, writing
-                the bond store, disconnecting).
+                the bond store, disconnecting). The first row times `hwprobe bonds --hci` (start-up,
+                opening and resetting the controller, reading the store): what every run pays
+                before it connects.
 
 Numeric Comparison is measured for bumble only: unattended, hwprobe refuses it (the contract's
 rule), so `hwprobe pair` cannot answer one without a person at a terminal. A reconnection
@@ -84,10 +86,12 @@ async def idle(peripheral: Peripheral, limit: float = 5.0) -> None:
         await asyncio.sleep(0.005)
 
 
-async def run_hwprobe(binary: str, tcp: int, arguments: list[str], state: str) -> tuple[float, int, str]:
+async def run_hwprobe(binary: str, tcp: int, arguments: list[str], state: str,
+                      command: tuple[str, ...] = ("pair",)) -> tuple[float, int, str]:
     started = time.monotonic()
+    target = [PERIPHERAL] if command == ("pair",) else []
     process = await asyncio.create_subprocess_exec(
-        binary, "pair", "--hci", f"tcp:127.0.0.1:{tcp}", PERIPHERAL, *arguments,
+        binary, *command, "--hci", f"tcp:127.0.0.1:{tcp}", *target, *arguments,
         env={**os.environ, "XDG_STATE_HOME": state}, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     out, err = await asyncio.wait_for(process.communicate(), 60)
     return time.monotonic() - started, process.returncode, (out + err).decode(errors="replace").strip()
@@ -113,6 +117,16 @@ async def main(args) -> int:
     print(f"pairing against bumble's secure peripheral, {args.rounds} rounds per method, medians (± spread)")
     print(f"{'method':24} {'exchange, bumble':>22} {'exchange, hwprobe':>22} {'bumble call':>20} {'hwprobe run':>20}")
     try:
+        # What every hwprobe run pays before it pairs: start-up, opening and resetting the
+        # controller, reading the bond store (`hwprobe bonds --hci`, which does just that).
+        baseline = []
+        for _ in range(args.rounds):
+            seconds, code, output = await run_hwprobe(args.hwprobe, tcp, [], state, command=("bonds",))
+            if code == 0:
+                baseline.append(seconds)
+            else:
+                print(f"  bonds: exit {code}: {output}", file=sys.stderr)
+        print(f"{'(start-up and controller)':24} {'':>22} {'':>22} {'':>20} {ms(baseline):>20}")
         for name, p_options, c_options, h_arguments in METHODS:
             agent.options.update({**DEFAULTS, **p_options})
             central.agent.options.update({**DEFAULTS, **c_options})
