@@ -120,4 +120,28 @@ struct PairBumbleCentralTests {
             #expect(served.stdout.contains("numeric-comparison"), "\(served.stdout)")
         }
     }
+
+    /// The responder's failures, as bumble's central sees them: a wrong passkey typed on the
+    /// central (Confirm Value Failed, 0x04) and a central whose public key is off the curve
+    /// (DHKey Check Failed, 0x0B, sent by serve); serve stores nothing and says why.
+    @Test func serveRefusesAWrongPasskeyAndAnOffCurveKey() async throws {
+        let central = try await Self.central(["io": "keyboard", "mitm": true, "passkey": 111111])
+        try await Self.serving(central, ["--io", "display"]) { served in
+            let wrong = try await Self.connectSecureAndRead(central)
+            let failed = try #require(wrong.events.first { $0.name == "pairing_failed" }, "\(wrong.events)")
+            #expect(failed.int("reason") == 0x04, "\(failed)")
+            #expect(wrong.value["attError"] as? Int == 0x05, "\(wrong.value)")
+            #expect(served.stdout.contains("0x04 Confirm Value Failed"), "\(served.stdout)")
+        }
+        // A new serve process (as a new run is): no repeated-attempts wait left from the failure above.
+        try await central.resetPairing(["io": "none"])
+        try await central.pairingFault("off_curve_key", at: "public_key")
+        try await Self.serving(central, []) { served in
+            let offCurve = try await Self.connectSecureAndRead(central)
+            let refused = try #require(offCurve.events.first { $0.name == "pairing_failed" }, "\(offCurve.events)")
+            #expect(refused.int("reason") == 0x0B && refused.string("by") == "peer", "\(refused)")
+            #expect(served.stdout.contains("0x0B DHKey Check Failed"), "\(served.stdout)")
+            #expect(!served.stdout.contains("\"event\":\"encrypted\""), "\(served.stdout)")
+        }
+    }
 }
