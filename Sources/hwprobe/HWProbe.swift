@@ -17,6 +17,9 @@ struct HWProbe: Sendable {
     var hapticClock: any Clock<Duration> = ContinuousClock()
     /// For tests: a scripted person pressing keys on each screen of an interactive flow.
     var person: (@Sendable (Screen) -> [Key])?
+    /// For tests: the person answering `pair`'s and `serve`'s pairing prompts (the passkey shown or
+    /// typed, the numeric comparison) where a terminal's user would; nil: the unattended rules.
+    var pairingPerson: (any PairingDelegate)?
     /// The bind keys this run reads encrypted broadcasts with (`--bind-key`, and the kept ones):
     /// the registry's drivers have them too (``withBindKeys(_:)``).
     var bindKeys = BindKeys()
@@ -215,9 +218,9 @@ struct HWProbe: Sendable {
         case "bonds":
             return try await BondsCommand(console: console, transports: transports).run(invocation)
         case "pair":
-            return try await PairCommand(console: console, transports: transports).run(invocation)
+            return try await PairCommand(console: console, transports: transports, person: pairingPerson).run(invocation)
         case "serve":
-            return try await ServeCommand(console: console, transports: transports, deviceClock: bench.clock).run(invocation)
+            return try await ServeCommand(console: console, transports: transports, deviceClock: bench.clock, person: pairingPerson).run(invocation)
         case "relay":
             return try await RelayCommand(console: console, transports: transports).run(invocation)
         case "haptics":

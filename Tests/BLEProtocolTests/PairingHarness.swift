@@ -38,6 +38,10 @@ struct PairingHarness {
     /// What each side displayed.
     var displayed: [Side: UInt32] = [:]
     var compared: [Side: UInt32] = [:]
+    /// Sides whose users answer a numeric comparison only once the link is quiet (after the
+    /// other side's DHKey Check has arrived, as a person slower than the peer).
+    var answersLate: Set<Side> = []
+    private var comparisonsWaiting: [(Side, Bool)] = []
     private var awaitingPasskey: Set<Side> = []
     private var pending: [(Side, SecurityEvent)] = []
 
@@ -71,6 +75,11 @@ struct PairingHarness {
             if !lateForCentral.isEmpty {
                 pending += lateForCentral.map { (.central, $0) }
                 lateForCentral = []
+                continue
+            }
+            if !comparisonsWaiting.isEmpty {
+                pending += comparisonsWaiting.map { ($0.0, .numericComparison(accepted: $0.1)) }
+                comparisonsWaiting = []
                 continue
             }
             // Users answer once the link is quiet: a passkey typed after the other side shows it.
@@ -127,7 +136,11 @@ struct PairingHarness {
             awaitingPasskey.insert(side)
         case .confirmNumericValue(let value):
             compared[side] = value
-            pending.append((side, .numericComparison(accepted: comparisonAnswer[side] ?? true)))
+            if answersLate.contains(side) {
+                comparisonsWaiting.append((side, comparisonAnswer[side] ?? true))
+            } else {
+                pending.append((side, .numericComparison(accepted: comparisonAnswer[side] ?? true)))
+            }
         default:
             break
         }

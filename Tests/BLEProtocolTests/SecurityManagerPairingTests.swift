@@ -90,6 +90,19 @@ import Testing
         #expect(shown < 1_000_000)
     }
 
+    /// The responder's user answers after the initiator's DHKey Check has arrived (bumble's
+    /// central answers at once; a person here is slower): the responder checks Ea only then.
+    @Test(arguments: [Side.peripheral, .central])
+    func numericComparisonAnsweredAfterThePeersCheckArrived(_ late: Side) throws {
+        var link = PairingHarness(central: Self.config(.displayYesNo), peripheral: Self.config(.displayYesNo))
+        link.answersLate = [late]
+        link.run(.pair, on: .central)
+        let central = try #require(link.outcome(.central), "central: \(String(describing: link.failure(.central)))")
+        let peripheral = try #require(link.outcome(.peripheral), "peripheral: \(String(describing: link.failure(.peripheral)))")
+        #expect(central.method == .numericComparison && peripheral.method == .numericComparison)
+        #expect(link.compared[.central] == link.compared[.peripheral])
+    }
+
     @Test func numericComparisonsCellIsAPasskeyInLegacyPairing() throws {
         // DisplayYesNo central, KeyboardDisplay peripheral: legacy has no Numeric Comparison,
         // and Table 2.8 has the initiator display.

@@ -13,7 +13,8 @@ public final class CentralPeer: Sendable {
     private let input: Pipe
 
     /// Starts the peer with `hosts` controllers A and waits (up to 30 s) for its READY line;
-    /// `arguments` go to central_peer.py as they are (`--mirror`: the mirror peer on the link too).
+    /// `arguments` go to central_peer.py as they are (`--mirror`: the mirror peer on the link too;
+    /// `--pairing`: the fixed Security Manager and its commands).
     public static func start(hosts: Int = 1, arguments: [String] = []) async throws -> CentralPeer {
         guard let python = PeerProcess.python else { throw PeerProcess.StartFailure(description: "no .venv-peers: run scripts/setup-peers") }
         let process = Process()

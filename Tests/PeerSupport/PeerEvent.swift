@@ -33,19 +33,30 @@ public struct PeerEvent: Sendable, CustomStringConvertible {
     public var description: String { json }
 }
 
-/// The pairing peer's knobs and events, over its control channel. Each call is one command;
-/// waits happen in the peer, which answers with an error once its own deadline has passed.
-extension PeerProcess {
+/// A bumble process with a control channel that speaks the pairing commands: the peripheral
+/// (`ble_peer.py`) and the central (`central_peer.py --pairing`).
+public protocol PairingPeerControl: Sendable {
+    /// Where its control channel listens.
+    var control: (host: String, port: UInt16) { get }
+}
+
+extension PeerProcess: PairingPeerControl {
     public struct CommandFailure: Error, CustomStringConvertible {
         public let description: String
     }
+}
 
+extension CentralPeer: PairingPeerControl {}
+
+/// The pairing peer's knobs and events, over its control channel. Each call is one command;
+/// waits happen in the peer, which answers with an error once its own deadline has passed.
+extension PairingPeerControl {
     /// Sends a command and returns its answer, throwing when the peer says it failed.
     @discardableResult
     public func checkedCommand(_ json: [String: Any]) async throws -> [String: Any] {
-        let answer = try await command(json)
+        let answer = try await PeerProcess.command(json, host: control.host, port: control.port)
         guard answer["ok"] as? Bool == true else {
-            throw CommandFailure(description: "peer \(json["cmd"] ?? "?"): \(answer["error"] ?? answer)")
+            throw PeerProcess.CommandFailure(description: "peer \(json["cmd"] ?? "?"): \(answer["error"] ?? answer)")
         }
         return answer
     }
@@ -72,7 +83,7 @@ extension PeerProcess {
             "cmd": "events", "since": since, "wait": names, "match": matching, "timeout": seconds,
         ])
         guard let object = answer["matched"] as? [String: Any], let event = PeerEvent(object: object) else {
-            throw CommandFailure(description: "peer events: no event in the answer \(answer)")
+            throw PeerProcess.CommandFailure(description: "peer events: no event in the answer \(answer)")
         }
         return event
     }
@@ -100,6 +111,16 @@ extension PeerProcess {
     /// The peer's user's answer to a numeric comparison (with `compare: ask`).
     public func answerComparison(_ accept: Bool) async throws {
         try await checkedCommand(["cmd": "compare", "accept": accept])
+    }
+
+    /// A clean start for one test on a shared peer: no bond, no fault, and the pairing options at
+    /// their defaults except `options`.
+    public func resetPairing(_ options: [String: Any]) async throws {
+        try await removeBonds()
+        try await checkedCommand(["cmd": "pairing_fault", "fault": "clear"])
+        let defaults: [String: Any] = ["io": "none", "sc": "allowed", "mitm": false, "bonding": true, "passkey": NSNull(),
+                                       "compare": "yes", "smpTimeout": 30]
+        try await configurePairing(defaults.merging(options) { $1 })
     }
 
     /// Forgets the peer's bonds (a shared peer keeps them for its lifetime).

@@ -34,6 +34,15 @@ Control commands (one JSON object per line, one JSON answer each; "ok": true or 
   {"cmd": "secure_writes"}                       -> {"writes": [{"characteristic", "uuid", "hex"}]}: what it was written
   {"cmd": "quit"}
 
+With `--pairing` the central pairs, with the fixed Security Manager of peerkit/pairing.py
+(`PairingCentral`; README.md, "Pairing"), and these commands are added:
+  {"cmd": "pair"}                                -> PairingCentral.pair(): {"paired", "method", …} or the reason
+  {"cmd": "encrypt"}                             -> encrypt with the bond's key, no pairing
+  {"cmd": "secure_read", "uuid": U}              -> read; on 0x05/0x0F secure the link (bond or pairing)
+                                                    and read again: {"value"} or {"attError"}, "attErrors"
+  {"cmd": "events", "since": N, "wait": NAME|[…], "match": {…}, "timeout": S} -> as ble_peer.py's
+  and ble_peer.py's `pairing`, `pairing_fault`, `passkey`, `compare`, `security`, `bonds`.
+
 It runs until stdin closes, SIGTERM/SIGINT or "quit". Standard bumble 0.0.236 (pinned: it
 reaches no internals beyond what peerkit already does).
 """
@@ -59,6 +68,9 @@ from bumble.host import Host  # noqa: E402
 
 from peerkit.hostside import HostPort, TcpHostServer  # noqa: E402
 from peerkit.link import ConnectionAddressedLink  # noqa: E402
+from peerkit.pairing import PairingOptions  # noqa: E402
+from peerkit.pairing_central import PairingCentral  # noqa: E402
+from peerkit.pairing_control import pairing_commands  # noqa: E402
 
 log = logging.getLogger("peer.central")
 
@@ -81,8 +93,11 @@ def address_from(text: str) -> hci.Address:
 
 
 class Central:
-    def __init__(self, link):
-        self.controller = Controller("C", link=link, public_address=hci.Address("C0:C0:C0:00:00:01"))
+    def __init__(self, link, pairing: bool = False):
+        # The address type must be given: bumble's Address defaults to random, and controller C
+        # then tells the peripheral's controller that a *random* C0:C0:C0:00:00:01 connected
+        # while its host (Read BD_ADDR) pairs as the public one: a DHKey check that cannot match.
+        self.controller = Controller("C", link=link, public_address=hci.Address("C0:C0:C0:00:00:01", hci.Address.PUBLIC_DEVICE_ADDRESS))
         config = DeviceConfiguration()
         config.name = "bumble-central"
         config.address = hci.Address("C3:C0:C0:00:00:01")
@@ -92,6 +107,8 @@ class Central:
         self.characteristics: dict[str, CharacteristicProxy] = {}
         self.received: dict[str, list[bytes]] = {}
         self.arrived = asyncio.Event()
+        # The fixed Security Manager, only when asked: without it bumble's stock one answers.
+        self.pairing = PairingCentral(self.device, PairingOptions()) if pairing else None
 
     async def start(self):
         await self.device.power_on()
@@ -129,6 +146,10 @@ class Central:
         self.peer = Peer(self.connection)
         self.characteristics = {}
         self.received = {}
+        if self.pairing is not None:
+            self.pairing.connection = self.connection
+            self.pairing.peer = self.peer
+            self.pairing._discovered = False
         return {"seconds": round(time.monotonic() - started, 4), "handle": self.connection.handle}
 
     async def mtu(self, mtu: int) -> dict:
@@ -256,11 +277,35 @@ class Central:
         if self.connection is not None:
             await self.connection.disconnect()
             self.connection = None
+            if self.pairing is not None:
+                self.pairing.connection = None
+                self.pairing.peer = None
         return {}
+
+
+
+async def handle_pairing(central: Central, request: dict):
+    """The `--pairing` commands; None when `request` is not one of them."""
+    if central.pairing is None:
+        return None
+    cmd = request.get("cmd")
+    if cmd == "pair":
+        return await central.pairing.pair()
+    if cmd == "encrypt":
+        return await central.pairing.encrypt()
+    if cmd == "secure_read":
+        return await central.pairing.read(request["uuid"])
+    if cmd == "events":
+        return await central.pairing.events.query(request)
+    handler = pairing_commands(central.pairing.agent, lambda: central.connection).get(cmd)
+    return handler(request) if handler is not None else None
 
 
 async def handle(central: Central, request: dict, stop: asyncio.Event, mirror=None, secure=None) -> dict:
     cmd = request.get("cmd")
+    paired = await handle_pairing(central, request)
+    if paired is not None:
+        return paired
     if cmd == "link":
         return await central.link(float(request.get("timeout", 0)))
     if cmd == "mirror_drop":
@@ -312,7 +357,7 @@ async def run(args) -> int:
         server = TcpHostServer(port)
         ports.append(await server.start("127.0.0.1", 0))
         servers.append(server)
-    central = Central(link)
+    central = Central(link, pairing=args.pairing)
     await central.start()
     mirror = None
     if args.mirror:
@@ -380,6 +425,8 @@ def main(argv=None) -> int:
     parser.add_argument("--mirror", action="store_true", help="also the mirror peer (controller B) on the link, for relay tests")
     parser.add_argument("--speed", type=float, default=10.0, help="the mirror peer's speed factor")
     parser.add_argument("--secure", action="store_true", help="also the secure profile's peripheral, for relay tests")
+    parser.add_argument("--pairing", action="store_true",
+                        help="pair with the fixed Security Manager (peerkit/pairing.py) and add its commands")
     parser.add_argument("-v", "--verbose", action="count", default=0)
     args = parser.parse_args(argv)
     level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG

@@ -28,6 +28,8 @@ public struct BLECassette: Hashable, Sendable {
         public static let connections = 256
         /// ATT PDUs kept per connection.
         public static let attRecords = 262_144
+        /// Security records kept per connection (a pairing, its failure, an encryption: a few).
+        public static let securityRecords = 64
         /// The longest ATT PDU (an ATT_MTU of 517, the most Core 5.x allows).
         public static let attPDUBytes = 517
         /// The longest advertising data (extended advertising, Vol 6 Part B §2.3.4.9).
@@ -142,13 +144,48 @@ public struct BLECassette: Hashable, Sendable {
         public var att: [ATTRecord]
         /// How it ended; nil when the recording stopped with the link up.
         public var end: Disconnection?
+        /// Pairings and encryptions of the link, in time order (format 1.2): that they happened,
+        /// never a key's value.
+        public var security: [SecurityRecord]
 
         /// Builds a connection's record; its PDUs and end are filled in as they happen.
-        public init(at: Duration, att: [ATTRecord] = [], end: Disconnection? = nil) {
+        public init(at: Duration, att: [ATTRecord] = [], end: Disconnection? = nil, security: [SecurityRecord] = []) {
             self.at = at
             self.att = att
             self.end = end
+            self.security = security
         }
+    }
+
+    /// Something the LE Security Manager did on a connection, as a cassette keeps it: the method
+    /// and the kinds of keys each side sent, whether a pairing failed and why, the link becoming
+    /// encrypted. A key's value is never kept (a cassette is shared; a key is a secret).
+    public struct SecurityRecord: Hashable, Sendable {
+        /// What happened.
+        public enum Event: Hashable, Sendable {
+            /// A pairing by `method` (`just-works`, `passkey`, `numeric-comparison`), Secure
+            /// Connections or legacy, with the kinds of keys the device and our host sent
+            /// (`ltk`, `ediv-rand`, `irk`, `identity-address`, `csrk`), in the order sent.
+            case pairing(method: String, secureConnections: Bool, deviceKeys: [String], hostKeys: [String])
+            /// Pairing Failed with this reason (either side sent it).
+            case pairingFailed(reason: UInt8)
+            /// The link became encrypted (Encryption Change, or Key Refresh, with success).
+            case encrypted
+        }
+
+        /// From the connection's start.
+        public var at: Duration
+        /// What happened.
+        public var event: Event
+
+        /// Builds one security record.
+        public init(at: Duration, event: Event) {
+            self.at = at
+            self.event = event
+        }
+
+        /// The key kinds a cassette names (what ``CassetteRecording`` writes down per PDU).
+        public static let keyKinds = ["ltk", "ediv-rand", "irk", "identity-address", "csrk"]
     }
 
     /// Which way an ATT PDU went, so a replay knows what to expect and what to answer.

@@ -2,7 +2,8 @@ import BLEProtocol
 import HAL
 
 /// The cassette's text form (docs/cassette-format.md): one record per line, words separated by
-/// single spaces, bytes in lower-case hex, times in seconds with six decimals. Version 1.1 (1.0 plus camera and pad sections).
+/// single spaces, bytes in lower-case hex, times in seconds with six decimals. Version 1.2 (1.0
+/// plus camera and pad sections in 1.1, plus a connection's security records in 1.2).
 ///
 /// Text, because a cassette is meant to be read in a review and attached to a bug report, and
 /// line-oriented, so that two recordings of the same session differ line by line only where the
@@ -11,12 +12,18 @@ import HAL
 public enum CassetteFormat {
     /// The format's major version; a reader refuses a cassette with a newer one.
     public static let major = 1
-    /// The format's minor version; a newer one is read, skipping what it added.
-    public static let minor = 1
+    /// The format's minor version this reader knows; a newer one is read, skipping what it added.
+    public static let minor = 2
     /// The first line: the magic word and the version.
     public static let magic = "hwprobe-cassette"
-    /// The first line of every cassette, e.g. `hwprobe-cassette 1.1`.
-    public static var header: String { "\(magic) \(major).\(minor)" }
+
+    /// The first line of `cassette`, e.g. `hwprobe-cassette 1.1`: the oldest version that holds
+    /// everything in it (1.2 only when a connection has security records), so a cassette
+    /// without them stays exactly what a 1.1 writer wrote, and a 1.1 reader reads it whole.
+    public static func header(for cassette: Cassette) -> String {
+        let secured = cassette.ble.peripherals.contains { $0.connections.contains { !$0.security.isEmpty } }
+        return "\(magic) \(major).\(secured ? 2 : 1)"
+    }
 
     /// The largest cassette the reader takes (a long recording of a busy room stays well below).
     public static let maximumBytes = 32 * 1024 * 1024
@@ -40,15 +47,33 @@ public enum CassetteFormat {
             }
             for connection in peripheral.connections {
                 lines.append("connection \(time(connection.at))")
+                // ATT and security records in time order (security first at the same time).
+                var security = connection.security[...]
                 for record in connection.att {
+                    while let first = security.first, first.at <= record.at { lines.append(securityLine(security.removeFirst())) }
                     lines.append("att \(time(record.at)) \(record.direction.rawValue) \(hex(record.pdu))")
                 }
+                lines += security.map(securityLine)
                 if let end = connection.end {
                     lines.append("disconnect \(time(end.at)) \(end.byHost ? "host" : "peer") 0x\(hexByte(end.reason))")
                 }
             }
         }
         return lines
+    }
+
+    /// `pairing SECONDS METHOD sc|legacy DEVICE-KEYS HOST-KEYS`, `pairing-failed SECONDS 0xRR`
+    /// or `encrypted SECONDS` (key kinds joined by commas, `-` for none).
+    static func securityLine(_ record: BLECassette.SecurityRecord) -> String {
+        switch record.event {
+        case .pairing(let method, let sc, let deviceKeys, let hostKeys):
+            func keys(_ kinds: [String]) -> String { kinds.isEmpty ? "-" : kinds.joined(separator: ",") }
+            return "pairing \(time(record.at)) \(method) \(sc ? "sc" : "legacy") \(keys(deviceKeys)) \(keys(hostKeys))"
+        case .pairingFailed(let reason):
+            return "pairing-failed \(time(record.at)) 0x\(hexByte(reason))"
+        case .encrypted:
+            return "encrypted \(time(record.at))"
+        }
     }
 
     /// Sorts peripherals by address, so the same recording always writes the same file.

@@ -108,6 +108,7 @@ public struct CassetteReader {
         if keyword == "device" { return try device(words, text) }
         if skippingSection { return }
         if media.section != nil { return try media.record(words, text, line: lineNumber, fileIsNewer: fileMinor > CassetteFormat.minor) }
+        if fileMinor >= 2, ["pairing", "pairing-failed", "encrypted"].contains(keyword) { return try security(words, text) }
         switch keyword {
         case "adv": try advertising(words, text)
         case "connection": try connection(words, text)
@@ -118,7 +119,7 @@ public struct CassetteReader {
         default:
             // A record a newer minor version added: skipped, as the format promises.
             if fileMinor > CassetteFormat.minor { return }
-            throw damaged("a record (device, adv, connection, att, disconnect, varying, service, characteristic, descriptor, value or end)", text)
+            throw damaged("a record (device, adv, connection, att, disconnect, pairing, pairing-failed, encrypted, varying, service, characteristic, descriptor, value or end)", text)
         }
     }
 
@@ -246,6 +247,44 @@ public struct CassetteReader {
             throw .tooMany(line: lineNumber, what: "ATT records in one connection", limit: BLECassette.Limits.attRecords)
         }
         connection.att.append(BLECassette.ATTRecord(at: at, direction: direction, pdu: pdu))
+    }
+
+    /// `pairing SECONDS METHOD sc|legacy DEVICE-KEYS HOST-KEYS`, `pairing-failed SECONDS 0xRR`,
+    /// `encrypted SECONDS` (1.2): times from the connection's start, in order among themselves.
+    private mutating func security(_ words: [String], _ text: String) throws(CassetteError) {
+        let index = try openConnection(text)
+        let event: BLECassette.SecurityRecord.Event
+        switch words[0] {
+        case "pairing":
+            func keys(_ word: String) -> [String]? {
+                if word == "-" { return [] }
+                let kinds = word.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                return kinds.count <= 8 && kinds.allSatisfy(BLECassette.SecurityRecord.keyKinds.contains) ? kinds : nil
+            }
+            guard words.count == 6, ["just-works", "passkey", "numeric-comparison"].contains(words[2]),
+                  words[3] == "sc" || words[3] == "legacy", let device = keys(words[4]), let host = keys(words[5]) else {
+                throw damaged("`pairing SECONDS just-works|passkey|numeric-comparison sc|legacy KEYS KEYS` (keys: "
+                              + BLECassette.SecurityRecord.keyKinds.joined(separator: ",") + ", or -)", text)
+            }
+            event = .pairing(method: words[2], secureConnections: words[3] == "sc", deviceKeys: device, hostKeys: host)
+        case "pairing-failed":
+            guard words.count == 3, let reason = Self.hexNumber(words[2], digits: 2) else {
+                throw damaged("`pairing-failed SECONDS 0xREASON`", text)
+            }
+            event = .pairingFailed(reason: UInt8(reason))
+        default:
+            guard words.count == 2 else { throw damaged("`encrypted SECONDS`", text) }
+            event = .encrypted
+        }
+        let at = try time(words[1], text)
+        let count = cassette.peripherals[index].connections.count
+        if let last = cassette.peripherals[index].connections[count - 1].security.last, at < last.at {
+            throw damaged("times that do not run backwards (the last security record was at \(CassetteFormat.time(last.at)))", text)
+        }
+        guard cassette.peripherals[index].connections[count - 1].security.count < BLECassette.Limits.securityRecords else {
+            throw .tooMany(line: lineNumber, what: "security records in one connection", limit: BLECassette.Limits.securityRecords)
+        }
+        cassette.peripherals[index].connections[count - 1].security.append(BLECassette.SecurityRecord(at: at, event: event))
     }
 
     private mutating func disconnect(_ words: [String], _ text: String) throws(CassetteError) {

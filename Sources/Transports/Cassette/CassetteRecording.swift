@@ -19,6 +19,10 @@ public struct CassetteRecording: Sendable {
         var peripheral: Int
         var connection: Int
         var started: Duration
+        /// The Pairing Request of the pairing under way, until its response names the method.
+        var pairingRequest: PairingFeatures?
+        /// Where that pairing's record is, so the keys each side sends are added to it.
+        var pairingRecord: Int?
     }
     private var links: [UInt16: Link] = [:]
     /// Links our host asked to end (HCI Disconnect went out for them).
@@ -41,10 +45,20 @@ public struct CassetteRecording: Sendable {
             }
         case .event(let raw) where !sentByHost:
             guard let event = try? HCIEvent(parsing: raw) else { return }
+            if let (handle, change) = SecurityHCI.event(from: event) {
+                if case .encryptionChanged(status: 0, enabled: true) = change, let link = links[handle] {
+                    append(BLECassette.SecurityRecord(at: now - link.started, event: .encrypted), to: link)
+                }
+                return
+            }
             handle(event, at: now)
         case .acl(let acl):
             guard let link = links[acl.handle] else { return }
             let frame = sentByHost ? fromHost.add(acl) : fromController.add(acl)
+            if let frame, frame.channel == L2CAPFrame.securityManager {
+                security(frame.payload, fromHost: sentByHost, handle: acl.handle, at: now - link.started)
+                return
+            }
             guard let frame, frame.channel == L2CAPFrame.att, !frame.payload.isEmpty else { return }
             append(BLECassette.ATTRecord(at: now - link.started, direction: sentByHost ? .toPeripheral : .fromPeripheral,
                                          pdu: Array(frame.payload.prefix(BLECassette.Limits.attPDUBytes))), to: link)
@@ -98,6 +112,55 @@ public struct CassetteRecording: Sendable {
         guard cassette.peripherals.count < BLECassette.Limits.peripherals else { return nil }
         cassette.peripherals.append(BLECassette.Peripheral(address: address))
         return cassette.peripherals.count - 1
+    }
+
+    /// One SMP PDU (either way): the method once request and response are both seen, the kinds
+    /// of keys sent, a Pairing Failed; never a value. What does not parse is not recorded.
+    private mutating func security(_ payload: [UInt8], fromHost: Bool, handle: UInt16, at time: Duration) {
+        guard var link = links[handle], let pdu = try? SMPPDU(parsing: payload) else { return }
+        defer { links[handle] = link }
+        let key: String
+        switch pdu {
+        case .pairingRequest(let features):
+            link.pairingRequest = features
+            link.pairingRecord = nil
+            return
+        case .pairingResponse(let response):
+            guard let request = link.pairingRequest else { return }
+            let secureConnections = request.authentication.contains(.secureConnections) && response.authentication.contains(.secureConnections)
+            let method = AssociationModel.method(initiator: request, responder: response, secureConnections: secureConnections)
+            link.pairingRecord = append(BLECassette.SecurityRecord(at: time, event: .pairing(method: method.description, secureConnections: secureConnections,
+                                                                                            deviceKeys: [], hostKeys: [])), to: link)
+            return
+        case .pairingFailed(let reason):
+            link.pairingRecord = nil
+            append(BLECassette.SecurityRecord(at: time, event: .pairingFailed(reason: reason.rawValue)), to: link)
+            return
+        case .encryptionInformation: key = "ltk"
+        case .centralIdentification: key = "ediv-rand"
+        case .identityInformation: key = "irk"
+        case .identityAddressInformation: key = "identity-address"
+        case .signingInformation: key = "csrk"
+        default: return
+        }
+        guard let index = link.pairingRecord else { return }
+        let records = cassette.peripherals[link.peripheral].connections[link.connection].security
+        guard index < records.count, case .pairing(let method, let sc, var deviceKeys, var hostKeys) = records[index].event else { return }
+        if fromHost { hostKeys.append(key) } else { deviceKeys.append(key) }
+        cassette.peripherals[link.peripheral].connections[link.connection].security[index].event =
+            .pairing(method: method, secureConnections: sc, deviceKeys: deviceKeys, hostKeys: hostKeys)
+    }
+
+    /// Appends a security record; its index, or nil past the limit.
+    @discardableResult
+    private mutating func append(_ record: BLECassette.SecurityRecord, to link: Link) -> Int? {
+        let count = cassette.peripherals[link.peripheral].connections[link.connection].security.count
+        guard count < BLECassette.Limits.securityRecords else {
+            dropped += 1
+            return nil
+        }
+        cassette.peripherals[link.peripheral].connections[link.connection].security.append(record)
+        return count
     }
 
     private mutating func append(_ record: BLECassette.ATTRecord, to link: Link) {

@@ -4,7 +4,7 @@ extension CassetteFormat {
     /// The whole cassette as text: BLE peripherals by address, then cameras and pads by URI,
     /// then the `end` line.
     public static func text(of cassette: Cassette) -> String {
-        var lines = [header, "# recorded by hwprobe; format: docs/cassette-format.md"]
+        var lines = [header(for: cassette), "# recorded by hwprobe; format: docs/cassette-format.md"]
         lines += bleLines(cassette.ble)
         for camera in cassette.cameras.sorted(by: { $0.info.uri < $1.info.uri }) { lines += cameraLines(camera) }
         for pad in cassette.pads.sorted(by: { $0.uri < $1.uri }) { lines += padLines(pad) }

@@ -10,6 +10,8 @@ import Transports
 struct PairCommand: Sendable {
     var console: Console
     var transports: TransportFactory
+    /// Who answers the prompts; nil: ``UnattendedPairing``.
+    var person: (any PairingDelegate)?
 
     func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         guard let text = invocation.value("--hci") else { throw CLIFailure(kind: .usage, message: "--hci is required") }
@@ -27,7 +29,7 @@ struct PairCommand: Sendable {
             let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput,
                                                       secureConnections: invocation.has("--legacy") ? .legacyOnly : .preferred)
             await central.host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds,
-                                                        delegate: UnattendedPairing(passkey: passkey, console: console)))
+                                                        delegate: person ?? UnattendedPairing(passkey: passkey, console: console)))
             outcome = .success(try await pair(address, central: central, json: invocation.wantsJSON))
         } catch {
             outcome = .failure(error)

@@ -15,6 +15,8 @@ struct ServeCommand: Sendable {
     var transports: TransportFactory
     /// The served device's timeline (`HWPROBE_SIM_SPEED` for the simulated ones, as on the bench).
     var deviceClock: any Clock<Duration>
+    /// Who answers the pairing prompts; nil: ``UnattendedPairing``.
+    var person: (any PairingDelegate)?
 
     func run(_ invocation: Invocation) async throws(CLIFailure) -> Int32 {
         guard let hciText = invocation.value("--hci"), let deviceText = invocation.positionals.first else {
@@ -43,7 +45,7 @@ struct ServeCommand: Sendable {
         }
         let pairing: String
         do throws(CLIFailure) {
-            pairing = try await Self.usePairing(invocation, on: central.host, console: console)
+            pairing = try await Self.usePairing(invocation, on: central.host, console: console, person: person)
         } catch {
             await central.close()
             throw error
@@ -118,7 +120,8 @@ struct ServeCommand: Sendable {
     /// `--pairing off|optional|required` with `--io` and `--passkey`: the host pairs as the
     /// served device when a central asks (and, for `required`, the caller asks the central at
     /// once). Returns the mode. `serve`, and `relay`'s app side.
-    static func usePairing(_ invocation: Invocation, on host: HCIHost, console: Console) async throws(CLIFailure) -> String {
+    static func usePairing(_ invocation: Invocation, on host: HCIHost, console: Console,
+                           person: (any PairingDelegate)? = nil) async throws(CLIFailure) -> String {
         let pairing = invocation.value("--pairing") ?? "off"
         guard ["off", "optional", "required"].contains(pairing) else {
             throw CLIFailure(kind: .usage, message: "--pairing \(pairing): use off, optional or required")
@@ -128,7 +131,7 @@ struct ServeCommand: Sendable {
         let io = try PairingOptions.ioCapability(invocation.value("--io"), passkey: passkey)
         let bonds = try await PairingOptions.bondStore(host: host, environment: console.environment)
         let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput)
-        await host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds, delegate: UnattendedPairing(passkey: passkey, console: console)))
+        await host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds, delegate: person ?? UnattendedPairing(passkey: passkey, console: console)))
         return pairing
     }
 

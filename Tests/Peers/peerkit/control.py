@@ -124,18 +124,8 @@ class ControlServer:
         return state
 
     async def cmd_events(self, request):
-        """Events since index `since` (default 0); with `wait` (an event name or a list of
-        them, and optional `match` fields), first waits up to `timeout` s for such an event."""
-        events = self.peripheral.events
-        since = _int(request.get("since"), 0)
-        matched = None
-        if request.get("wait") is not None:
-            names = request["wait"] if isinstance(request["wait"], list) else [request["wait"]]
-            match = request.get("match") or {}
-            matched = await events.wait_for(
-                lambda e: e["event"] in names and all(e.get(k) == v for k, v in match.items()),
-                since=since, timeout=float(request.get("timeout", 5)))
-        return {"events": events.since(since), "next": len(events.events), "matched": matched}
+        """Events since index `since`, optionally waiting for one (`EventLog.query`)."""
+        return await self.peripheral.events.query(request)
 
     def cmd_subscribe(self, request):
         """The answer carries the events so far (from `since`, default the end: none); the

@@ -66,5 +66,20 @@ class EventLog:
             except asyncio.TimeoutError:
                 pass
 
+    async def query(self, request: dict) -> dict:
+        """The control channel's `events` command: the events from index `since` (default 0);
+        with `wait` (an event name or a list of them, and optional `match` fields), first waits
+        up to `timeout` s for such an event."""
+        since = request.get("since") or 0
+        since = int(since, 0) if isinstance(since, str) else int(since)
+        matched = None
+        if request.get("wait") is not None:
+            names = request["wait"] if isinstance(request["wait"], list) else [request["wait"]]
+            match = request.get("match") or {}
+            matched = await self.wait_for(
+                lambda e: e["event"] in names and all(e.get(k) == v for k, v in match.items()),
+                since=since, timeout=float(request.get("timeout", 5)))
+        return {"events": self.since(since), "next": len(self.events), "matched": matched}
+
     def named(self, name: str, since: int = 0) -> list[dict]:
         return [e for e in self.events[since:] if e["event"] == name]

@@ -85,14 +85,14 @@ import Testing
         #expect(read.peripherals[0].advertising.count == 1)
         // In a 1.0 file the same unknown record is damage.
         #expect(refusal(cassette(["device ble D4:12:3A:00:18:1D public", "sparkle 0.100000"]))
-                == .damaged(line: 3, expected: "a record (device, adv, connection, att, disconnect, varying, service, characteristic, descriptor, value or end)",
+                == .damaged(line: 3, expected: "a record (device, adv, connection, att, disconnect, pairing, pairing-failed, encrypted, varying, service, characteristic, descriptor, value or end)",
                             found: "sparkle 0.100000"))
     }
 
     @Test func somethingElseIsNotACassette() {
         #expect(refusal("btsnoop\0\0\0") == .notACassette(found: "btsnoop\0\0\0"))
         #expect(refusal("") == .notACassette(found: ""))
-        #expect(refusal("hwprobe-cassette one\nend 0\n") == .damaged(line: 1, expected: "a version MAJOR.MINOR such as 1.1",
+        #expect(refusal("hwprobe-cassette one\nend 0\n") == .damaged(line: 1, expected: "a version MAJOR.MINOR such as 1.2",
                                                                    found: "hwprobe-cassette one"))
     }
 

@@ -61,6 +61,58 @@ import Testing
         #expect(recording.dropped == 0)
     }
 
+    /// One SMP PDU as one ACL packet on channel 6.
+    static func smp(handle: UInt16, _ pdu: SMPPDU) -> HCIPacket {
+        .acl(ACLPacket(handle: handle, boundary: .firstFlushable, data: L2CAPFrame(channel: L2CAPFrame.securityManager, payload: pdu.encoded).encoded))
+    }
+
+    /// A pairing is recorded as happening (the method, each side's key kinds, the encryption),
+    /// never with a key's value; it is written as format 1.2 and read back the same.
+    @Test func aPairingIsRecordedByMethodAndKeyKindsNeverValues() throws {
+        var recording = CassetteRecording()
+        recording.record(Self.connectionComplete(handle: 0x0040), sentByHost: false, at: .seconds(1))
+        let request = PairingFeatures(ioCapability: .keyboardOnly, authentication: [.bonding, .mitm, .secureConnections],
+                                      initiatorKeys: [.encryptionKey], responderKeys: [.encryptionKey, .identityKey])
+        let response = PairingFeatures(ioCapability: .displayOnly, authentication: [.bonding, .mitm, .secureConnections],
+                                       initiatorKeys: [], responderKeys: [.encryptionKey, .identityKey])
+        let ltk = try #require(SecurityKey(bytes: (0x10...0x1F).map { UInt8($0) }))
+        let irk = try #require(SecurityKey(bytes: (0xA0...0xAF).map { UInt8($0) }))
+        recording.record(Self.smp(handle: 0x0040, .pairingRequest(request)), sentByHost: true, at: .milliseconds(1_010))
+        recording.record(Self.smp(handle: 0x0040, .pairingResponse(response)), sentByHost: false, at: .milliseconds(1_012))
+        recording.record(.event(HCIEventPacket(code: 0x08, parameters: [0x00, 0x40, 0x00, 0x01])), sentByHost: false, at: .milliseconds(1_050))
+        recording.record(Self.smp(handle: 0x0040, .encryptionInformation(ltk: ltk)), sentByHost: false, at: .milliseconds(1_051))
+        recording.record(Self.smp(handle: 0x0040, .centralIdentification(ediv: 0x1234, rand: 0x0102030405060708)), sentByHost: false, at: .milliseconds(1_051))
+        recording.record(Self.smp(handle: 0x0040, .identityInformation(irk: irk)), sentByHost: false, at: .milliseconds(1_052))
+        recording.record(Self.smp(handle: 0x0040, .identityAddressInformation(Self.peer)), sentByHost: false, at: .milliseconds(1_052))
+        // A later pairing on the same link that the device refuses.
+        recording.record(Self.smp(handle: 0x0040, .pairingRequest(request)), sentByHost: true, at: .milliseconds(1_200))
+        recording.record(Self.smp(handle: 0x0040, .pairingFailed(.repeatedAttempts)), sentByHost: false, at: .milliseconds(1_201))
+
+        let connection = try #require(recording.cassette.peripheral(Self.peer)?.connections.first)
+        #expect(connection.security == [
+            .init(at: .milliseconds(12), event: .pairing(method: "passkey", secureConnections: true,
+                                                          deviceKeys: ["ltk", "ediv-rand", "irk", "identity-address"], hostKeys: [])),
+            .init(at: .milliseconds(50), event: .encrypted),
+            .init(at: .milliseconds(201), event: .pairingFailed(reason: 0x09)),
+        ])
+        #expect(connection.att.isEmpty, "SMP is not ATT")
+        let text = CassetteFormat.text(of: recording.cassette)
+        #expect(text.hasPrefix("hwprobe-cassette 1.2\n"))
+        #expect(text.contains("pairing 0.012000 passkey sc ltk,ediv-rand,irk,identity-address -\n"), "\(text)")
+        #expect(text.contains("encrypted 0.050000\npairing-failed 0.201000 0x09\n"), "\(text)")
+        for secret in [ltk, irk] {
+            #expect(!text.contains(Hex.string(secret.bytes, .lower)) && !text.contains(Hex.string(secret.bytes.reversed(), .lower)))
+        }
+        #expect(try CassetteReader.read(Array(text.utf8)) == recording.cassette)
+        // A file that says 1.1 has no security records: there they are damage.
+        let older = text.replacingOccurrences(of: "hwprobe-cassette 1.2", with: "hwprobe-cassette 1.1")
+        #expect(throws: CassetteError.self) { try CassetteReader.read(Array(older.utf8)) }
+        // Without security records a cassette is still written as 1.1.
+        var plain = recording.cassette
+        plain.peripherals[0].connections[0].security = []
+        #expect(CassetteFormat.text(of: plain).hasPrefix("hwprobe-cassette 1.1\n"))
+    }
+
     @Test func aLinkThePeripheralEndsIsMarkedPeer() throws {
         var recording = CassetteRecording()
         recording.record(Self.connectionComplete(handle: 0x0001), sentByHost: false, at: .zero)

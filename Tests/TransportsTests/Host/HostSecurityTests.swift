@@ -303,4 +303,31 @@ struct HostSecurityTests {
         #expect(hostPaired.method == .justWorks && hostPaired.security == paired.security)
         #expect(bench.bonds.bond(for: PeripheralRoleTests.central)?.peripheralKey?.ltk == centralKey)
     }
+
+    /// A central may connect before the host has read the enable's Command Complete (bumble's
+    /// central did, when it was already waiting for the advertisement): the link's Security
+    /// Manager must still know our side by the address advertised from, or f5/f6 disagree with
+    /// the central's and the DHKey check fails (0x0B); and legacy advertising, which the
+    /// connection ended, must not be thought still on.
+    @Test(arguments: [false, true])
+    func aCentralConnectingBeforeTheEnableIsAnsweredKnowsUsByTheAdvertisedAddress(extended: Bool) async throws {
+        let bench = try await Bench()
+        let host = bench.host
+        let events = await host.peripheralRole()
+        defer { _ = events }
+        let address = BLEAddress(string: "C2:11:22:33:44:55/random")!
+        let central = BLEAddress(string: "C4:00:00:00:00:01/random")!
+        let form: AdvertisingSetup.Form = extended ? .extended(data: [2, 1, 6]) : .legacy(advertisingData: [2, 1, 6], scanResponse: [])
+        let enable: UInt16 = extended ? 0x2039 : 0x200A
+        bench.controller.hold(enable)
+        let advertising = Task { try await host.advertise(AdvertisingSetup(form: form, randomAddress: address)) }
+        await bench.controller.waitForCommand(enable)
+        let command = try #require(bench.controller.commands.last { $0.opcode == enable })
+        bench.controller.inject(PeripheralRoleTests.connectionComplete(handle: 0x0050, peer: central, role: 0x01)
+                                + bench.controller.commandComplete(for: command))
+        try await advertising.value
+        #expect(await host.securedLinks[0x0050]?.manager.localAddress == address)
+        #expect(await host.securedLinks[0x0050]?.manager.peerAddress == central)
+        #expect(await host.isAdvertising == extended, "legacy advertising ends with the connection")
+    }
 }

@@ -50,7 +50,7 @@ extension HCIHost {
             try await expectSuccess(.leSetAdvertisingParameters(interval: UInt16(setup.intervalUnits), type: type, ownAddressType: ownAddressType))
             try await expectSuccess(.leSetAdvertisingData(data))
             if type != .nonConnectable { try await expectSuccess(.leSetScanResponseData(response)) }
-            try await expectSuccess(.leSetAdvertisingEnable(true))
+            try await enableAdvertising(setup, .leSetAdvertisingEnable(true))
         case .extended(let data):
             guard data.count <= 1650 else { throw .invalid("an extended advertisement carries at most 1650 bytes") }
             let set = Self.advertisingSet
@@ -62,9 +62,22 @@ extension HCIHost {
                 try await expectSuccess(.leSetAdvertisingSetRandomAddress(handle: set, address: address))
             }
             for command in HCICommand.leSetExtendedAdvertisingData(handle: set, data) { try await expectSuccess(command) }
-            try await expectSuccess(.leSetExtendedAdvertisingEnable(true, handle: set))
+            try await enableAdvertising(setup, .leSetExtendedAdvertisingEnable(true, handle: set))
         }
+    }
+
+    /// Sends the enable with `setup` already recorded as what advertises: a central may connect
+    /// (and its LE Connection Complete be taken) before the enable's Command Complete is, and
+    /// that link must be opened under the address it connected to (a pairing's f5/f6 use it:
+    /// the public one instead fails the DHKey check) and, for legacy advertising, must end it.
+    private func enableAdvertising(_ setup: AdvertisingSetup, _ enable: HCICommand) async throws(BLEError) {
         advertisingNow = setup
+        do {
+            try await expectSuccess(enable)
+        } catch {
+            advertisingNow = nil
+            throw error
+        }
     }
 
     /// Stops advertising, if it is on (a refusal is ignored: the controller may have stopped
