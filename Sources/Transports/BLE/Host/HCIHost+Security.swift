@@ -36,6 +36,11 @@ extension HCIHost {
         guard securedLinks[handle] != nil else {
             throw .invalid("this host was started without pairing (no bond store or IO capability given)")
         }
+        // Already as secure as asked: the Security Manager would do nothing, and nothing would end the wait.
+        if !pair, let manager = securedLinks[handle]?.manager, !manager.isPairing, manager.security.isEncrypted,
+           !authenticated || manager.security.isAuthenticated {
+            return .encrypted(manager.security)
+        }
         let overdue = watchSecuring(handle)
         defer { overdue.cancel() }
         return await withCheckedContinuation { continuation in
