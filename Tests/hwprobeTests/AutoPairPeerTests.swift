@@ -1,0 +1,96 @@
+import Foundation
+import HAL
+import PeerSupport
+import Testing
+@testable import hwprobe
+
+/// `gatt` and `weigh` (central, in this process) pairing on their own against `hwprobe serve`
+/// (the real binary, peripheral) on two controllers of one bumble link: a value that needs
+/// encryption is refused with 0x0F, the command pairs and reads it again; the next run encrypts
+/// with the bond and does not pair; a device that refuses pairing ends the command with exit 1
+/// and the reason; `weigh --pair` pairs before it weighs.
+@Suite(.serialized, .exclusivePeer, .enabled(if: peerAvailable, "no bumble venv: run scripts/setup-peers (CI does)"))
+struct AutoPairPeerTests {
+    /// A thermometer whose 2A6F needs an encrypted link (docs/serve-profile.md).
+    static func profile() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString).json").path
+        try Data("""
+        {"name": "Locked Thermo", "address": "C4:12:34:56:78:9B",
+         "advertising": {"form": "extended", "serviceUUIDs": ["181A"]},
+         "services": [{"uuid": "181A", "characteristics": [
+            {"uuid": "2A6E", "properties": ["read"], "value": "0a01"},
+            {"uuid": "2A6F", "properties": ["read"], "value": "3200", "security": {"read": "encrypted"}}]}]}
+        """.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func run(_ arguments: [String], state: String) async -> (code: Int32, out: String, err: String) {
+        let captured = CapturedConsole(environment: ["XDG_STATE_HOME": state])
+        let code = await HWProbe(console: captured.console, listSources: .empty).run(arguments)
+        return (code, captured.stdout, captured.stderr)
+    }
+
+    @Test func gattPairsWhenRefusedWithInsufficientEncryptionAndTheNextRunUsesTheBond() async throws {
+        let central = try await ServePeerTests.central.value
+        let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let profile = try Self.profile()
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let serving = try Serving(["--hci", central.hosts[0].description, "profile:\(profile)", "--pairing", "optional"],
+                                  environment: ["XDG_STATE_HOME": state])
+        #expect(await serving.line(containing: "\"advertising\"") != nil, "\(serving.all)")
+        let read = ["gatt", "--hci", central.hosts[1].description, "C4:12:34:56:78:9B/random", "--read", "2A6F", "--json"]
+
+        let first = await Self.run(read, state: state)
+        #expect(first.code == 0, "\(first.out)\(first.err)")
+        #expect(first.out.contains("3200"), "\(first.out)")
+        #expect(first.err.contains("\"event\":\"paired\"") && first.err.contains("\"method\":\"just-works\""), "\(first.err)")
+        #expect(!first.err.contains("ltk\":\""), "a key value was printed")
+        #expect(await serving.line(containing: "\"paired\"") != nil, "\(serving.all)")
+        _ = await serving.line(containing: "\"encrypted\"")
+        let pairedBefore = serving.all.filter { $0.contains("\"paired\"") }.count
+
+        // Met again: encrypted with the bond's key as it connects, the value read at once.
+        let second = await Self.run(read, state: state)
+        #expect(second.code == 0, "\(second.out)\(second.err)")
+        #expect(second.out.contains("3200"), "\(second.out)")
+        #expect(second.err.contains("\"event\":\"encrypted\"") && !second.err.contains("\"paired\""), "\(second.err)")
+        #expect(serving.stop().code == 0)
+        #expect(serving.all.filter { $0.contains("\"paired\"") }.count == pairedBefore, "the served side paired again: \(serving.all)")
+        #expect(serving.all.filter { $0.contains("\"encrypted\"") }.count >= 2, "\(serving.all)")
+    }
+
+    @Test func aDeviceThatRefusesPairingEndsGattWithExitOneAndTheReason() async throws {
+        let central = try await ServePeerTests.central.value
+        let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let profile = try Self.profile()
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let serving = try Serving(["--hci", central.hosts[0].description, "profile:\(profile)", "--pairing", "off"],
+                                  environment: ["XDG_STATE_HOME": state])
+        #expect(await serving.line(containing: "\"advertising\"") != nil, "\(serving.all)")
+        let refused = await Self.run(["gatt", "--hci", central.hosts[1].description, "C4:12:34:56:78:9B/random", "--read", "2A6F"], state: state)
+        #expect(refused.code == 1, "\(refused.out)\(refused.err)")
+        #expect(refused.err.contains("Pairing Failed: 0x05 Pairing Not Supported"), "\(refused.err)")
+        let stores = (try? FileManager.default.contentsOfDirectory(atPath: state + "/hwprobe/bonds")) ?? []
+        #expect(stores.allSatisfy { !(FileManager.default.contents(atPath: state + "/hwprobe/bonds/" + $0).map { String(decoding: $0, as: UTF8.self) }?
+            .contains("C4:12:34:56:78:9B") ?? false) }, "a failed pairing stored a bond")
+        #expect(serving.stop().code == 0)
+    }
+
+    @Test func weighWithPairPairsBeforeItWeighs() async throws {
+        let central = try await ServePeerTests.central.value
+        let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let serving = try Serving(["--hci", central.hosts[0].description, "standard-scale?weight=81.5&advertising=extended",
+                                   "--pairing", "optional"], environment: ["XDG_STATE_HOME": state])
+        let advertising = try #require(await serving.line(containing: "\"advertising\""))
+        let address = try #require(try JSONShape.parse(advertising)["address"]?.string)
+        let weighed = await Self.run(["weigh", "--hci", central.hosts[1].description, address, "--pair", "--json"], state: state)
+        #expect(weighed.code == 0, "\(weighed.out)\(weighed.err)")
+        #expect(weighed.out.contains("81.5"), "\(weighed.out)")
+        #expect(weighed.err.contains("\"event\":\"paired\""), "\(weighed.err)")
+        #expect(await serving.line(containing: "\"paired\"") != nil, "\(serving.all)")
+        #expect(serving.stop().code == 0)
+    }
+}
