@@ -116,6 +116,7 @@ struct HWProbe: Sendable {
         let console = console
         transports.replayWarning = { console.errLines("hwprobe: \($0)\n") }
         transports.pairing = try AutoPairing(invocation, console: console)
+        defer { transports.pairing?.dismissPrompts() }
         // A cassette carries what a capture does: the same rules, checked as early.
         let recordPath = invocation.value("--record")
         let anonymize = invocation.has("--anonymize")

@@ -18,18 +18,30 @@ struct AutoPairing: Sendable {
     /// Whether the person asked for pairing (`--pair`, `--io`, `--passkey`): then a controller
     /// that cannot keep bonds is an error rather than a reason to go on without pairing.
     var asked: Bool
+    var requiresMITM: Bool
     var json: Bool
     var console: Console
+    /// The prompts at a terminal; nil: unattended (`--passkey`, no terminal, or `scan`, whose
+    /// drawn flow owns the terminal).
+    var prompts: TerminalPairing?
 
     /// The options of `invocation`; nil for a command that does not pair.
     init?(_ invocation: Invocation, console: Console) throws(CLIFailure) {
         guard Self.commands.contains(invocation.command) else { return nil }
         pairFirst = invocation.has("--pair")
         passkey = try PairingOptions.passkey(invocation.value("--passkey"))
-        io = try PairingOptions.ioCapability(invocation.value("--io"), passkey: passkey)
+        let terminal = invocation.command != "scan" && PairingOptions.atTerminal(console: console, passkey: passkey)
+        io = try PairingOptions.ioCapability(invocation.value("--io"), passkey: passkey, terminal: terminal)
+        requiresMITM = PairingOptions.requiresMITM(invocation.value("--io"), io: io, passkey: passkey)
         asked = pairFirst || invocation.value("--io") != nil || passkey != nil
         json = invocation.wantsJSON
         self.console = console
+        prompts = terminal ? TerminalPairing(console: console) : nil
+    }
+
+    /// The command is over: a prompt still open is cancelled and the terminal put back.
+    func dismissPrompts() {
+        prompts?.dismiss()
     }
 
     /// Gives the host of a controller just opened the bond store and the policy. Without `asked`,
@@ -43,8 +55,8 @@ struct AutoPairing: Sendable {
             guard asked else { return }
             throw error
         }
-        let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput)
-        let delegate = ReportingPairing(prompts: UnattendedPairing(passkey: passkey, console: console), json: json, console: console)
+        let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: requiresMITM)
+        let delegate = ReportingPairing(prompts: prompts ?? UnattendedPairing(passkey: passkey, console: console), json: json, console: console)
         await host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds, delegate: delegate,
                                             central: .automatic(pairFirst: pairFirst)))
     }
@@ -68,6 +80,7 @@ struct ReportingPairing: PairingDelegate {
     func displayPasskey(_ passkey: UInt32, peer: BLEAddress) async { await prompts.displayPasskey(passkey, peer: peer) }
     func passkey(for peer: BLEAddress) async -> UInt32? { await prompts.passkey(for: peer) }
     func confirm(_ value: UInt32, peer: BLEAddress) async -> Bool { await prompts.confirm(value, peer: peer) }
+    func compare(_ value: UInt32, peer: BLEAddress) async -> Bool? { await prompts.compare(value, peer: peer) }
 
     func secured(_ outcome: SecuringOutcome, peer: BLEAddress) async {
         if let line = Self.line(outcome, peer: peer, json: json) { console.diagnostic(line) }

@@ -118,8 +118,10 @@ extension CLIFailure {
         case .disconnected:
             self.init(kind: .disconnected, message: error.description)
         case .pairingFailed, .bondRejected:
-            // hwprobe-cli.md, third edition: a pairing that fails is exit 1 with its reason.
-            self.init(kind: .incomplete, message: error.description)
+            // hwprobe-cli.md, third edition: a pairing that fails is exit 1 with its reason
+            // (cancelled at its prompt with Ctrl-C: the interrupt's code, 130).
+            self.init(kind: .incomplete, message: error.description,
+                      exitOverride: SignalHandling.shared.interruption.map(SignalHandling.exitCode(for:)))
         case .invalid:
             self.init(kind: .usage, message: error.description)
         default:

@@ -149,8 +149,8 @@ extension HCIHost {
                 }
             case .confirmNumericValue(let value):
                 Task { [weak self] in
-                    let accepted = await delegate.confirm(value, peer: peer)
-                    await self?.feedSecurity(.numericComparison(accepted: accepted), handle: handle)
+                    let answer = await delegate.compare(value, peer: peer)
+                    await self?.feedSecurity(answer.map { .numericComparison(accepted: $0) } ?? .userCancelled, handle: handle)
                 }
             case .securityChanged(let security):
                 securityChanged(handle: handle, security)

@@ -11,6 +11,9 @@ package protocol PairingDelegate: Sendable {
     func passkey(for peer: BLEAddress) async -> UInt32?
     /// Whether the peer shows this same number (numeric comparison); false refuses the pairing.
     func confirm(_ value: UInt32, peer: BLEAddress) async -> Bool
+    /// The numeric comparison with a way out: true the numbers match, false they do not (0x0C
+    /// Numeric Comparison Failed), nil the person cancelled (0x08 Unspecified Reason).
+    func compare(_ value: UInt32, peer: BLEAddress) async -> Bool?
     /// How securing a central's link on its own ended (``CentralSecurityPolicy``): a command that
     /// paired without being asked to says so.
     func secured(_ outcome: SecuringOutcome, peer: BLEAddress) async
@@ -19,6 +22,9 @@ package protocol PairingDelegate: Sendable {
 extension PairingDelegate {
     /// Nobody is told by default.
     package func secured(_ outcome: SecuringOutcome, peer: BLEAddress) async {}
+
+    /// Without a way to cancel, the comparison is `confirm`'s answer.
+    package func compare(_ value: UInt32, peer: BLEAddress) async -> Bool? { await confirm(value, peer: peer) }
 }
 
 /// When the host secures a central's link without being asked link by link: what `gatt`,
