@@ -78,6 +78,36 @@ struct AutoPairPeerTests {
         #expect(serving.stop().code == 0)
     }
 
+    /// `serve --pairing required`: bumble's central gets its MTU but nothing else before the link
+    /// is encrypted; hwprobe's `gatt` is refused with 0x0F, pairs on its own and reads.
+    @Test func servePairingRequiredServesNothingButMTUUntilTheLinkIsEncrypted() async throws {
+        let central = try await ServePeerTests.central.value
+        let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let profile = try Self.profile()
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let serving = try Serving(["--hci", central.hosts[0].description, "profile:\(profile)", "--pairing", "required"],
+                                  environment: ["XDG_STATE_HOME": state])
+        #expect(await serving.line(containing: "\"advertising\"") != nil, "\(serving.all)")
+        // bumble's central does not pair: its MTU is exchanged, its discovery finds nothing.
+        try await central.command(["cmd": "connect", "address": "C4:12:34:56:78:9B/random", "timeout": 5])
+        #expect(try await central.command(["cmd": "mtu", "mtu": 247])["mtu"] as? Int == 247)
+        let discovered = try? await central.command(["cmd": "discover"])
+        #expect((discovered?["characteristics"] as? [Any])?.isEmpty ?? true, "\(discovered ?? [:])")
+        try await central.command(["cmd": "disconnect"])
+        #expect(!serving.all.contains { $0.contains("\"read\"") }, "a value was read before pairing: \(serving.all)")
+        _ = await serving.line(containing: "\"advertising\"")
+
+        // hwprobe's gatt: its first discovery request is refused, it pairs, it reads.
+        let read = await Self.run(["gatt", "--hci", central.hosts[1].description, "C4:12:34:56:78:9B/random", "--read", "2A6E", "--json", "-v"],
+                                  state: state)
+        #expect(read.code == 0, "\(read.out)\(read.err)")
+        #expect(read.out.contains("0a01"), "\(read.out)")
+        #expect(read.err.contains("ATT error 0x0F Insufficient Encryption for Read By Group Type"), "\(read.err)")
+        #expect(read.err.contains("\"event\":\"paired\""), "\(read.err)")
+        #expect(serving.stop().code == 0)
+    }
+
     @Test func weighWithPairPairsBeforeItWeighs() async throws {
         let central = try await ServePeerTests.central.value
         let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path

@@ -45,12 +45,16 @@ struct ServeCommand: Sendable {
         guard ["off", "optional", "required"].contains(pairing) else {
             throw CLIFailure(kind: .usage, message: "--pairing \(pairing): use off, optional or required")
         }
+        var options = device.options
         if pairing != "off" {
             do throws(CLIFailure) {
                 let passkey = try PairingOptions.passkey(invocation.value("--passkey"))
                 let io = try PairingOptions.ioCapability(invocation.value("--io"), passkey: passkey)
                 let bonds = try await PairingOptions.bondStore(host: central.host, environment: console.environment)
                 let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput)
+                // required: nothing but Exchange MTU is served until the link has the security
+                // this side pairs for (authenticated when it insists on MITM protection).
+                if pairing == "required" { options.requiredSecurity = configuration.requiresMITM ? .authenticated : .encrypted }
                 await central.host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds,
                                                             delegate: UnattendedPairing(passkey: passkey, console: console)))
             } catch {
@@ -64,7 +68,7 @@ struct ServeCommand: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let screen = Locked<ServeScreen?>(nil)
-        let server = PeripheralHost(host: central.host, peripheral: device.peripheral, clock: deviceClock, options: device.options) { event in
+        let server = PeripheralHost(host: central.host, peripheral: device.peripheral, clock: deviceClock, options: options) { event in
             if pairing == "required", case .connected(let info) = event {
                 // Ask the central to pair (or encrypt with its bond) at once (Security Request).
                 Task { await host.requestSecurity(info.handle) }
