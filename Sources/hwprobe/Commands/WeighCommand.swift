@@ -104,9 +104,7 @@ struct WeighCommand: Sendable {
         }
         do {
             let path = try BindKeyStore.defaultPath(environment: console.environment)
-            var store = try BindKeyStore.load(path: path)
-            store.set(key, for: address)
-            try store.save()
+            _ = try BindKeyStore.update(path: path) { $0.set(key, for: address) }
             console.diagnostic("hwprobe: kept the bind key for \(address) in \(path): later runs read it without --bind-key")
             return 0
         } catch {
