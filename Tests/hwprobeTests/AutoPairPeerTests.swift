@@ -24,6 +24,29 @@ struct AutoPairPeerTests {
         return path
     }
 
+    /// A scratch XDG_STATE_HOME and the thermometer's profile, served with `--pairing MODE`
+    /// on the first controller of the link once it advertises.
+    struct Bench {
+        let state: String
+        let profile: String
+        let serving: Serving
+
+        static func serving(pairing: String) async throws -> (CentralPeer, Bench) {
+            let central = try await ServePeerTests.central.value
+            let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path
+            let profile = try AutoPairPeerTests.profile()
+            let serving = try Serving(["--hci", central.hosts[0].description, "profile:\(profile)", "--pairing", pairing],
+                                      environment: ["XDG_STATE_HOME": state])
+            #expect(await serving.line(containing: "\"advertising\"") != nil, "\(serving.all)")
+            return (central, Bench(state: state, profile: profile, serving: serving))
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(atPath: state)
+            try? FileManager.default.removeItem(atPath: profile)
+        }
+    }
+
     static func run(_ arguments: [String], state: String) async -> (code: Int32, out: String, err: String) {
         let captured = CapturedConsole(environment: ["XDG_STATE_HOME": state])
         let code = await HWProbe(console: captured.console, listSources: .empty).run(arguments)
@@ -31,14 +54,9 @@ struct AutoPairPeerTests {
     }
 
     @Test func gattPairsWhenRefusedWithInsufficientEncryptionAndTheNextRunUsesTheBond() async throws {
-        let central = try await ServePeerTests.central.value
-        let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: state) }
-        let profile = try Self.profile()
-        defer { try? FileManager.default.removeItem(atPath: profile) }
-        let serving = try Serving(["--hci", central.hosts[0].description, "profile:\(profile)", "--pairing", "optional"],
-                                  environment: ["XDG_STATE_HOME": state])
-        #expect(await serving.line(containing: "\"advertising\"") != nil, "\(serving.all)")
+        let (central, bench) = try await Bench.serving(pairing: "optional")
+        defer { bench.remove() }
+        let (state, serving) = (bench.state, bench.serving)
         let read = ["gatt", "--hci", central.hosts[1].description, "C4:12:34:56:78:9B/random", "--read", "2A6F", "--json"]
 
         let first = await Self.run(read, state: state)
@@ -61,14 +79,9 @@ struct AutoPairPeerTests {
     }
 
     @Test func aDeviceThatRefusesPairingEndsGattWithExitOneAndTheReason() async throws {
-        let central = try await ServePeerTests.central.value
-        let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: state) }
-        let profile = try Self.profile()
-        defer { try? FileManager.default.removeItem(atPath: profile) }
-        let serving = try Serving(["--hci", central.hosts[0].description, "profile:\(profile)", "--pairing", "off"],
-                                  environment: ["XDG_STATE_HOME": state])
-        #expect(await serving.line(containing: "\"advertising\"") != nil, "\(serving.all)")
+        let (central, bench) = try await Bench.serving(pairing: "off")
+        defer { bench.remove() }
+        let (state, serving) = (bench.state, bench.serving)
         let refused = await Self.run(["gatt", "--hci", central.hosts[1].description, "C4:12:34:56:78:9B/random", "--read", "2A6F"], state: state)
         #expect(refused.code == 1, "\(refused.out)\(refused.err)")
         #expect(refused.err.contains("Pairing Failed: 0x05 Pairing Not Supported"), "\(refused.err)")
@@ -81,14 +94,9 @@ struct AutoPairPeerTests {
     /// `serve --pairing required`: bumble's central gets its MTU but nothing else before the link
     /// is encrypted; hwprobe's `gatt` is refused with 0x0F, pairs on its own and reads.
     @Test func servePairingRequiredServesNothingButMTUUntilTheLinkIsEncrypted() async throws {
-        let central = try await ServePeerTests.central.value
-        let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: state) }
-        let profile = try Self.profile()
-        defer { try? FileManager.default.removeItem(atPath: profile) }
-        let serving = try Serving(["--hci", central.hosts[0].description, "profile:\(profile)", "--pairing", "required"],
-                                  environment: ["XDG_STATE_HOME": state])
-        #expect(await serving.line(containing: "\"advertising\"") != nil, "\(serving.all)")
+        let (central, bench) = try await Bench.serving(pairing: "required")
+        defer { bench.remove() }
+        let (state, serving) = (bench.state, bench.serving)
         // bumble's central does not pair: its MTU is exchanged, its discovery finds nothing.
         try await central.command(["cmd": "connect", "address": "C4:12:34:56:78:9B/random", "timeout": 5])
         #expect(try await central.command(["cmd": "mtu", "mtu": 247])["mtu"] as? Int == 247)
