@@ -160,6 +160,8 @@ struct WeighCommand: Sendable {
         status(broadcasts ? "listening to \(who) for its broadcast readings…" : "connecting to \(who)…")
         let connection: any ScaleConnection
         do { connection = try await transport.connect(to: device) } catch {
+            // A pairing that failed is exit 1 with its reason (hwprobe-cli.md, third edition).
+            if case .notSecured = error { return .failure(CLIFailure(kind: .incomplete, message: error.description)) }
             return .failure(CLIFailure(kind: .device, message: error.description))
         }
         if !broadcasts { status("waiting for a reading from \(who)…") }

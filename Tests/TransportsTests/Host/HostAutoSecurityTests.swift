@@ -137,4 +137,12 @@ struct HostAutoSecurityTests {
         #expect(await bench.host.linkSecurity(0x0040).isEncrypted)
         #expect(Self.attSent(bench, 0x0040).isEmpty)
     }
+
+    /// A scale driver's connection sees a failed pairing as the HAL's `notSecured`, with the
+    /// pairing's own words (weigh then exits 1 with them, not 3).
+    @Test func aFailedPairingReachesTheScaleLayerAsNotSecured() {
+        let failure = PairingFailure(.received(.confirmValueFailed), "the passkey did not match")
+        #expect(BLEError.pairingFailed(failure).scaleError() == .notSecured(failure.description))
+        #expect(BLEError.bondRejected(Self.peer, status: 0x06).scaleError().description.contains("--remove"))
+    }
 }
