@@ -116,6 +116,22 @@ struct AutoPairPeerTests {
         #expect(serving.stop().code == 0)
     }
 
+    /// `check --pair` against a mirror that refuses pairing: exit 1 with the reason (not 3, a
+    /// device that could not be reached), and no check runs.
+    @Test func checkWithPairAgainstADeviceThatRefusesPairingExitsOneWithTheReason() async throws {
+        let central = try await ServePeerTests.central.value
+        let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let serving = try Serving(["--hci", central.hosts[0].description, "mirror-v1?advertising=extended"], environment: ["XDG_STATE_HOME": state])
+        #expect(await serving.line(containing: "\"advertising\"") != nil, "\(serving.all)")
+        let checked = await Self.run(["check", "--hci", central.hosts[1].description, ServePeerTests.mirror, "--profile", "mirror-v1", "--pair"],
+                                     state: state)
+        #expect(checked.code == 1, "\(checked.out)\(checked.err)")
+        #expect(checked.err.contains("Pairing Failed: 0x05 Pairing Not Supported"), "\(checked.err)")
+        #expect(!checked.out.contains("passed"), "\(checked.out)")
+        #expect(serving.stop().code == 0)
+    }
+
     @Test func weighWithPairPairsBeforeItWeighs() async throws {
         let central = try await ServePeerTests.central.value
         let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path
