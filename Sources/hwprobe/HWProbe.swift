@@ -118,6 +118,8 @@ struct HWProbe: Sendable {
         var transports = TransportFactory(bench: bench, registry: registry, log: log)
         let console = console
         transports.replayWarning = { console.errLines("hwprobe: \($0)\n") }
+        transports.pairing = try AutoPairing(invocation, console: console)
+        defer { transports.pairing?.dismissPrompts() }
         // A cassette carries what a capture does: the same rules, checked as early.
         let recordPath = invocation.value("--record")
         let anonymize = invocation.has("--anonymize")

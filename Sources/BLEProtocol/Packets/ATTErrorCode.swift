@@ -18,6 +18,8 @@ public enum ATTErrorCode {
     public static let invalidOffset: UInt8 = 0x07
     /// The server's prepare queue has no room for another part of a long write.
     public static let prepareQueueFull: UInt8 = 0x09
+    /// The link's encryption key is shorter than the attribute needs (pair again for a longer one).
+    public static let insufficientEncryptionKeySize: UInt8 = 0x0C
     /// The value written is longer (or shorter) than the attribute takes.
     public static let invalidAttributeValueLength: UInt8 = 0x0D
     /// The link must be encrypted before this attribute is read or written.

@@ -31,6 +31,9 @@ public enum ScaleError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A vendor scale's opening exchange (unit, user, time, start command) was refused or never
     /// answered: without it such scales send no readings.
     case handshakeFailed(String)
+    /// The device wanted an encrypted link and pairing with it failed (or it refused its bond's
+    /// key); the text is the pairing's reason and what to do. Nothing was stored.
+    case notSecured(String)
 
     /// The words a person reads in messages and reports, including what to try next.
     public var description: String {
@@ -50,6 +53,7 @@ public enum ScaleError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unsupported(let what): "not supported by this device: \(what)"
         case .protocolViolation(let what): "the device broke its protocol: \(what)"
         case .handshakeFailed(let what): "the scale did not complete its opening exchange: \(what)"
+        case .notSecured(let why): why
         }
     }
 }

@@ -35,11 +35,16 @@ package actor PeripheralHost {
         package var publicAddress = false
         /// Replaces the advertised name.
         package var name: String?
+        /// `serve --pairing required`: every ATT request but Exchange MTU is refused until the
+        /// link has this security (``ATTSecurityGate``); nil: each attribute's own requirement only.
+        package var requiredSecurity: SecurityLevel?
 
-        package init(advertising: AdvertisingChoice = .automatic, publicAddress: Bool = false, name: String? = nil) {
+        package init(advertising: AdvertisingChoice = .automatic, publicAddress: Bool = false, name: String? = nil,
+                     requiredSecurity: SecurityLevel? = nil) {
             self.advertising = advertising
             self.publicAddress = publicAddress
             self.name = name
+            self.requiredSecurity = requiredSecurity
         }
     }
 
@@ -82,6 +87,8 @@ package actor PeripheralHost {
     private nonisolated let input: AsyncStream<Input>.Continuation
     /// The central's link, while one is connected.
     private var link: UInt16?
+    /// The security the link has now, for `options.requiredSecurity`.
+    private var linkLevel = SecurityLevel.none
     private var timer: Task<Void, Never>?
     private var timerDeadline: Duration?
     private var signalingIdentifier: UInt8 = 0
@@ -188,6 +195,7 @@ package actor PeripheralHost {
                 return
             }
             link = info.handle
+            linkLevel = .none
             advertisingOn = false
             observer(.connected(info))
             let parameters = VirtualLinkParameters(central: info.central, interval: info.interval, latency: info.latency,
@@ -197,6 +205,15 @@ package actor PeripheralHost {
         case .frame(let handle, let frame):
             guard handle == link else { return }
             if frame.channel == L2CAPFrame.att { observer(.fromCentral(frame.payload)) }
+            if frame.channel == L2CAPFrame.att, let required = options.requiredSecurity {
+                switch ATTSecurityGate(required: required).verdict(for: frame.payload, link: linkLevel) {
+                case .pass: break
+                case .drop: return
+                case .refuse(let answer):
+                    await execute([.send(L2CAPFrame(channel: L2CAPFrame.att, payload: answer))])
+                    return
+                }
+            }
             await execute(peripheral.received(frame, at: now))
         case .parametersChanged(let handle, let interval, let latency, let timeout):
             guard handle == link else { return }
@@ -211,7 +228,8 @@ package actor PeripheralHost {
         case .securityChanged(let handle, let security):
             guard handle == link else { return }
             observer(.securityChanged(security))
-            await execute(peripheral.securityChanged(Self.level(security), at: now))
+            linkLevel = Self.level(security)
+            await execute(peripheral.securityChanged(linkLevel, at: now))
         case .secured(let handle, let outcome):
             guard handle == link else { return }
             observer(.secured(outcome))

@@ -39,32 +39,36 @@ package struct BindKeyStore: Sendable, CustomStringConvertible {
 
     /// `$XDG_STATE_HOME/hwprobe/bonds/bind-keys.json` (or under `$HOME/.local/state`).
     package static func defaultPath(environment: [String: String]) throws(BindKeyStoreError) -> String {
-        do { return try BondStore.directory(environment: environment) + "/" + fileName } catch { throw .noHome }
+        try BondStore.directory(environment: environment, kind: .bindKeys) + "/" + fileName
     }
 
     /// The store at `path`; an empty one when the file does not exist yet.
     package static func load(path: String) throws(BindKeyStoreError) -> BindKeyStore {
-        var bytes: [UInt8]
-        do {
-            guard let read = try OwnedFileReader.read(path, limit: sizeLimit) else { return BindKeyStore(path: path) }
-            bytes = read
-        } catch { throw .refused(error) }
-        defer { KeyMaterial.wipe(&bytes) }
-        let file: File
-        do { file = try JSONDecoder().decode(File.self, from: Data(bytes)) } catch {
-            throw .damaged(path: path, reason: "not the JSON of a bind key store")
-        }
-        guard file.format == formatName else { throw .damaged(path: path, reason: "it is not a bind key store (format \"\(file.format)\")") }
+        guard let file = try StateStoreFile.load(File.self, path: path, limit: sizeLimit, kind: .bindKeys) else { return BindKeyStore(path: path) }
+        guard file.format == formatName else { throw .damaged(.bindKeys, path: path, reason: "it is not a bind key store (format \"\(file.format)\")") }
         guard file.version == currentVersion else {
-            throw .damaged(path: path, reason: "version \(file.version), this hwprobe reads version \(currentVersion)")
+            throw .damaged(.bindKeys, path: path, reason: "version \(file.version), this hwprobe reads version \(currentVersion)")
         }
         var keys: [(address: BLEAddress, key: BindKey)] = []
         for (index, entry) in file.keys.enumerated() {
-            guard let address = BLEAddress(string: entry.address) else { throw .damaged(path: path, reason: "key \(index + 1): the address is damaged") }
-            guard let key = BindKey.parse(hex: entry.key) else { throw .damaged(path: path, reason: "key \(index + 1) is not 32 hex digits") }
+            guard let address = BLEAddress(string: entry.address) else {
+                throw .damaged(.bindKeys, path: path, reason: "key \(index + 1): the address is damaged")
+            }
+            guard let key = BindKey.parse(hex: entry.key) else { throw .damaged(.bindKeys, path: path, reason: "key \(index + 1) is not 32 hex digits") }
             keys.append((address, key))
         }
         return BindKeyStore(path: path, keys: keys)
+    }
+
+    /// Reads the store at `path` as it is now, changes it and writes it, under the lock on its
+    /// directory (``StateStoreFile``): a key another hwprobe kept meanwhile is kept too.
+    package static func update(path: String, _ change: (inout BindKeyStore) -> Void) throws(BindKeyStoreError) -> BindKeyStore {
+        try StateStoreFile.locked(path: path, kind: .bindKeys) { () throws(BindKeyStoreError) -> BindKeyStore in
+            var store = try load(path: path)
+            change(&store)
+            try store.save()
+            return store
+        }
     }
 
     /// The key kept for the device at `address` (compared by its six bytes).
@@ -91,21 +95,7 @@ package struct BindKeyStore: Sendable, CustomStringConvertible {
     package func save() throws(BindKeyStoreError) {
         let file = File(format: Self.formatName, version: Self.currentVersion,
                         keys: keys.map { File.Entry(address: $0.address.description, key: $0.key.revealedHex) })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var data: Data
-        do { data = try encoder.encode(file) } catch { throw .damaged(path: path, reason: "it could not be encoded") }
-        var bytes = [UInt8](data)
-        defer {
-            KeyMaterial.wipe(&bytes)
-            data.withUnsafeMutableBytes { KeyMaterial.wipe($0) }
-        }
-        do {
-            try PrivateDirectory.create(PrivateFile.directoryPath(of: path))
-            let out = try PrivateFile(creating: path, existing: .replaceRegularFile, publication: .whenCommitted)
-            try out.write(bytes)
-            try out.commit()
-        } catch { throw .notWritten(error) }
+        try StateStoreFile.save(file, path: path, kind: .bindKeys)
     }
 
     /// The path and the count: never a key.
@@ -120,27 +110,5 @@ package struct BindKeyStore: Sendable, CustomStringConvertible {
         var format: String
         var version: Int
         var keys: [Entry]
-    }
-}
-
-/// Why the bind key store could not be read or written, each saying what to do.
-package enum BindKeyStoreError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// Neither XDG_STATE_HOME nor HOME says where the store goes.
-    case noHome
-    /// The file is not one hwprobe may trust (kind, owner, mode, size).
-    case refused(OwnedFileError)
-    /// The file is not a bind key store of this version, or is damaged.
-    case damaged(path: String, reason: String)
-    /// Writing failed.
-    case notWritten(PrivateFileError)
-
-    package var description: String {
-        switch self {
-        case .noHome: "no place for the bind key store: set HOME (or XDG_STATE_HOME)"
-        case .refused(let error): "bind key store refused: \(error)"
-        case .damaged(let path, let reason):
-            "the bind key store \(path) cannot be read (\(reason)): move it away, and keep each key again with --bind-key ADDRESS=HEX --save-key"
-        case .notWritten(let error): "the bind key store was not written: \(error)"
-        }
     }
 }

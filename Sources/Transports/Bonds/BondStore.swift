@@ -46,59 +46,46 @@ package struct BondStore: Sendable, CustomStringConvertible {
 
     /// `$XDG_STATE_HOME/hwprobe/bonds`, or `$HOME/.local/state/hwprobe/bonds`: where the bond
     /// stores (and the bind key store, ``BindKeyStore``) live.
-    package static func directory(environment: [String: String]) throws(BondStoreError) -> String {
+    package static func directory(environment: [String: String], kind: StateStoreKind = .bonds) throws(StateStoreError) -> String {
         let state: String
         if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") {
             state = xdg
         } else if let home = environment["HOME"], home.hasPrefix("/") {
             state = home + "/.local/state"
         } else {
-            throw .noHome
+            throw .noHome(kind)
         }
         return state + "/hwprobe/bonds"
     }
 
     /// The store at `path`; an empty one when the file does not exist yet.
     package static func load(controller: BLEAddress, path: String) throws(BondStoreError) -> BondStore {
-        var bytes: [UInt8]
-        do {
-            guard let read = try OwnedFileReader.read(path, limit: sizeLimit) else { return BondStore(controller: controller, path: path) }
-            bytes = read
-        } catch { throw .refused(error) }
-        defer { KeyMaterial.wipe(&bytes) }
-        let file: BondStoreFile
-        do { file = try JSONDecoder().decode(BondStoreFile.self, from: Data(bytes)) } catch {
-            throw .damaged(path: path, reason: "not the JSON of a bond store")
+        guard let file = try StateStoreFile.load(BondStoreFile.self, path: path, limit: sizeLimit, kind: .bonds) else {
+            return BondStore(controller: controller, path: path)
         }
         let values: (controller: BLEAddress, localIdentity: LocalIdentity?, bonds: [Bond])
-        do { values = try file.values() } catch { throw .damaged(path: path, reason: error.reason) }
+        do { values = try file.values() } catch { throw .damaged(.bonds, path: path, reason: error.reason) }
         guard values.controller.bytes == controller.bytes else {
-            throw .damaged(path: path, reason: "it holds the bonds of controller \(values.controller), not \(controller)")
+            throw .damaged(.bonds, path: path, reason: "it holds the bonds of controller \(values.controller), not \(controller)")
         }
         return BondStore(controller: controller, path: path, bonds: values.bonds, localIdentity: values.localIdentity)
     }
 
-    /// Writes the whole store (mode 0600, all or nothing), making its directory if needed.
+    /// Writes the whole store (mode 0600, all or nothing), making its directory if needed. A
+    /// change to a store another process may change too goes through ``update(controller:path:_:)``.
     package func save() throws(BondStoreError) {
-        let file = BondStoreFile(controller: controller, localIdentity: localIdentity, bonds: bonds)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var data: Data
-        do { data = try encoder.encode(file) } catch { throw .damaged(path: path, reason: "it could not be encoded") }
-        var bytes = [UInt8](data)
-        defer {
-            KeyMaterial.wipe(&bytes)
-            data.withUnsafeMutableBytes { raw in
-                guard let base = raw.baseAddress else { return }
-                base.initializeMemory(as: UInt8.self, repeating: 0, count: raw.count)
-            }
+        try StateStoreFile.save(BondStoreFile(controller: controller, localIdentity: localIdentity, bonds: bonds), path: path, kind: .bonds)
+    }
+
+    /// Reads the store at `path` as it is now, changes it and writes it, all under the lock on
+    /// its directory: a bond another hwprobe kept meanwhile is kept too. Returns the store written.
+    package static func update(controller: BLEAddress, path: String, _ change: (inout BondStore) -> Void) throws(BondStoreError) -> BondStore {
+        try StateStoreFile.locked(path: path, kind: .bonds) { () throws(BondStoreError) -> BondStore in
+            var store = try load(controller: controller, path: path)
+            change(&store)
+            try store.save()
+            return store
         }
-        do {
-            try PrivateDirectory.create(PrivateFile.directoryPath(of: path))
-            let out = try PrivateFile(creating: path, existing: .replaceRegularFile, publication: .whenCommitted)
-            try out.write(bytes)
-            try out.commit()
-        } catch { throw .notWritten(error) }
     }
 
     // MARK: Bonds

@@ -2,7 +2,9 @@ import BLEProtocol
 import HAL
 import Synchronization
 
-/// The bonds of one controller in its bond store file, written on every new bond.
+/// The bonds of one controller in its bond store file, written on every new bond: read again,
+/// changed and written under the store's lock (``BondStore/update(controller:path:_:)``), so
+/// that bonds another hwprobe kept with the same controller meanwhile are not lost.
 package final class StoredBonds: BondKeeper {
     private let store: Mutex<BondStore>
 
@@ -14,10 +16,9 @@ package final class StoredBonds: BondKeeper {
 
     package func keep(_ bond: Bond) throws(BondStoreError) {
         let result = store.withLock { s -> Result<Void, BondStoreError> in
-            var next = s
-            next.add(bond)
-            do throws(BondStoreError) { try next.save() } catch { return .failure(error) }
-            s = next
+            do throws(BondStoreError) {
+                s = try BondStore.update(controller: s.controller, path: s.path) { $0.add(bond) }
+            } catch { return .failure(error) }
             return .success(())
         }
         try result.get()

@@ -28,6 +28,15 @@ enum Commands {
     static let saveKey = OptionSpec(name: "--save-key",
                                     help: "keep the --bind-key that read the scale, for its address, so later runs read it without one")
 
+    /// Pairing in the commands that talk to a device (docs/cli.md §12): `gatt`, `weigh`, `scan`, `check`.
+    static let pairing = [OptionSpec(name: "--pair", help: "pair (or encrypt with the device's bond) before anything else; without it, "
+                                         + "hwprobe pairs when the device refuses a request with 0x05 or 0x0F, then repeats the request"),
+                          OptionSpec(name: "--io", valueName: "CAPABILITY",
+                                     help: "what hwprobe can show and type when pairing (default: keyboard-display at a terminal, none otherwise)",
+                                     value: .choice(["display", "display-yes-no", "keyboard", "keyboard-display", "none"])),
+                          OptionSpec(name: "--passkey", valueName: "N", help: "the six-digit passkey to type (or show) when pairing")]
+    static let pairingSynopsis = "[--pair] [--io CAPABILITY] [--passkey N]"
+
     static let all: [CommandSpec] = [
         CommandSpec(name: "list", synopsis: "hwprobe [list] [--hci URI]... [--scan-seconds S] [--bind-key KEY]... [--record FILE [--anonymize]] [--json]",
                     summary: "List HCI controllers, cameras, haptic devices and serial ports, and scan for BLE peripherals on each --hci.",
@@ -40,7 +49,7 @@ enum Commands {
                         Example(line: "hwprobe list --hci tcp:127.0.0.1:9101 --scan-seconds 2", what: "scan for two seconds through a virtual controller"),
                     ]),
         CommandSpec(name: "gatt", synopsis: "hwprobe gatt --hci URI ADDRESS [--read ID|all]... [--write ID=HEX]... [--write-command ID=HEX]... "
-                        + "[--subscribe ID [--count N] [--seconds S]] [--record FILE [--anonymize]] [--json]",
+                        + "[--subscribe ID [--count N] [--seconds S]] \(pairingSynopsis) [--record FILE [--anonymize]] [--json]",
                     summary: "Connect to a peripheral and dump its whole GATT database, with names; read, write and subscribe. "
                         + "ID is a characteristic UUID (2A9D or 128-bit; its first occurrence) or a value handle (22 or 0x0016). "
                         + "Reads come first, then writes in the order given, then the subscription; "
@@ -57,7 +66,7 @@ enum Commands {
                               OptionSpec(name: "--count", valueName: "N", help: "stop the subscription after N values"),
                               OptionSpec(name: "--seconds", valueName: "S",
                                          help: "stop the subscription after S seconds (with --json and neither limit: 10); Ctrl-C stops it too"),
-                              record, anonymize, json],
+                              record, anonymize, json] + pairing,
                     positionals: [PositionalSpec(name: "ADDRESS", help: "AA:BB:CC:DD:EE:FF, optionally /public or /random")],
                     requiredPositionals: 1, required: ["--hci"],
                     examples: [
@@ -82,12 +91,12 @@ enum Commands {
                         Example(line: "hwprobe watch --json", what: "hotplug of cameras, pads, controllers and serial ports as JSON lines"),
                         Example(line: "hwprobe watch --hci sim: --seconds 15", what: "the bench's peripherals appearing"),
                     ]),
-        CommandSpec(name: "check", synopsis: "hwprobe check --hci URI [ADDRESS] [--profile mirror-v1|wss|bcs] [--record FILE [--anonymize]] [--report junit:FILE|tap:FILE]... [--json]",
+        CommandSpec(name: "check", synopsis: "hwprobe check --hci URI [ADDRESS] [--profile mirror-v1|wss|bcs] \(pairingSynopsis) [--record FILE [--anonymize]] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Run a profile's conformance checks against one peripheral: each requirement a client can observe, "
                         + "passed, failed with what was expected and what was seen, or skipped. Exit 1 when a check failed.",
                     options: [hci, OptionSpec(name: "--profile", valueName: "NAME", help: "the profile to check (default: that of the driver claiming the device)",
                                               value: .choice(["mirror-v1", "wss", "bcs"])),
-                              record, anonymize, report, json],
+                              record, anonymize, report, json] + pairing,
                     positionals: [PositionalSpec(name: "ADDRESS", help: "the peripheral (default: the first one a profile is known for)")],
                     required: ["--hci"],
                     examples: [
@@ -95,7 +104,7 @@ enum Commands {
                         Example(line: "hwprobe check --hci hci:0 C0:FF:EE:00:4F:2A --report junit:results/mirror.xml",
                                 what: "a mirror build on the bench, with a JUnit report for CI"),
                     ]),
-        CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--bind-key KEY [--save-key]]... [--record FILE [--anonymize]] [--report junit:FILE|tap:FILE]... [--json]",
+        CommandSpec(name: "weigh", synopsis: "hwprobe weigh --hci URI [ADDRESS] [--timeout S] [--bind-key KEY [--save-key]]... \(pairingSynopsis) [--record FILE [--anonymize]] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Read one stable weight from a scale (connected or broadcasting); the first found without ADDRESS. "
                         + "The scale must be seen within 10 s (or --timeout, if shorter): otherwise it is not found (exit 3). "
                         + "A scale that encrypts its advertisements (Xiaomi S400) needs its bind key: without one exit 2, "
@@ -103,7 +112,7 @@ enum Commands {
                         + "The bench's S400 (sim:?scale=mi-s400) has the demo bind key \(benchBindKey).",
                     options: [hci, OptionSpec(name: "--timeout", valueName: "S",
                                               help: "give up after S seconds in all (default 30); finding the scale may take 10 of them"),
-                              bindKey, saveKey, record, anonymize, report, json],
+                              bindKey, saveKey, record, anonymize, report, json] + pairing,
                     positionals: [PositionalSpec(name: "ADDRESS", help: "the scale to use (optional)")], required: ["--hci"],
                     examples: [
                         Example(line: "hwprobe weigh --hci sim:", what: "the simulated bench's scale"),
@@ -117,12 +126,12 @@ enum Commands {
                         Example(line: "hwprobe weigh --hci hci:0 --record scale.cassette", what: "weigh, and keep the session as a cassette"),
                         Example(line: "hwprobe weigh --hci replay:scale.cassette --json", what: "the same scale again, played from the cassette with no hardware"),
                     ]),
-        CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--haptics URI] [--record FILE [--anonymize]] [--report junit:FILE|tap:FILE]... [--json]",
+        CommandSpec(name: "scan", synopsis: "hwprobe scan --hci URI [--mirror ADDRESS] [--height-cm N] [--yes] [--haptics URI] \(pairingSynopsis) [--record FILE [--anonymize]] [--report junit:FILE|tap:FILE]... [--json]",
                     summary: "Run the body-scan flow against a mirror.",
                     options: [hci, OptionSpec(name: "--mirror", valueName: "ADDRESS", help: "the mirror to use"),
                               OptionSpec(name: "--height-cm", valueName: "N", help: "the person's height (default 170)"),
                               OptionSpec(name: "--yes", help: "answer the flow's questions (pick the nearest mirror, confirm alignment)"),
-                              haptics, record, anonymize, report, json],
+                              haptics, record, anonymize, report, json] + pairing,
                     required: ["--hci"],
                     examples: [
                         Example(line: "hwprobe scan --hci sim: --yes --json", what: "a whole unattended scan on the simulated bench, as the contract's JSON object"),

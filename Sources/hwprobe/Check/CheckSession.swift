@@ -11,6 +11,7 @@ final class CheckSession: Sendable {
     let central: BLECentral
     let clock: any Clock<Duration>
     private let state = Locked<(connection: BLEConnection?, trees: [GATTServiceTree]?)>((nil, nil))
+    private let notSecured = Locked(false)
     /// What one check observed for later checks to judge (a whole scan is run once and judged
     /// by several checks), by key.
     private let records = Locked<[String: any Sendable]>([:])
@@ -48,9 +49,15 @@ final class CheckSession: Sendable {
             state.withLock { $0 = (connection, $0.trees) }
             return connection
         } catch {
+            if case .pairingFailed = error { notSecured.withLock { $0 = true } }
+            if case .bondRejected = error { notSecured.withLock { $0 = true } }
             throw .fail(expected: "a connection within \(Self.connectDeadline.seconds) s", seen: "\(error)")
         }
     }
+
+    /// The last connection failed because pairing with the device did (or it refused its bond):
+    /// the contract's exit 1 with the reason, not a device that could not be reached.
+    var pairingFailed: Bool { notSecured.withLock { $0 } }
 
     /// Ends the connection and waits (at most 5 s) for the link to be down.
     func disconnect() async {

@@ -34,14 +34,17 @@ struct BondsCommand: Sendable {
             guard remove == nil else { throw CLIFailure(kind: .usage, message: "--remove needs --hci URI: whose bond to forget") }
             stores = try Self.allStores(environment: console.environment)
         }
-        if remove != nil, var store = stores.first {
-            if let removing {
-                guard store.remove(removing) else { throw CLIFailure(kind: .usage, message: "no bond for \(removing) on controller \(store.controller)") }
-            } else {
-                store.removeAll()
-            }
-            do { try store.save() } catch { throw CLIFailure(kind: .permission, message: "\(error)") }
-            stores = [store]
+        if remove != nil, let store = stores.first {
+            // Read again and written under the store's lock: bonds another hwprobe kept meanwhile stay.
+            var found = true
+            let updated: BondStore
+            do {
+                updated = try BondStore.update(controller: store.controller, path: store.path) { current in
+                    if let removing { found = current.remove(removing) } else { current.removeAll() }
+                }
+            } catch { throw CLIFailure(kind: .permission, message: "\(error)") }
+            if let removing, !found { throw CLIFailure(kind: .usage, message: "no bond for \(removing) on controller \(store.controller)") }
+            stores = [updated]
         }
         console.out(invocation.wantsJSON ? Self.json(stores) : Self.text(stores))
         return ExitCode.success

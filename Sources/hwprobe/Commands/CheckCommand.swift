@@ -86,7 +86,7 @@ struct CheckCommand: Sendable {
             let session = CheckSession(address: device.address, advertisement: device.advertisement, central: central, clock: clock)
             console.status("connecting to \(device.address)")
             do throws(CheckFinding) { _ = try await session.connection() } catch {
-                throw CLIFailure(kind: .device, message: "could not connect to \(device.address): \(error.message)")
+                throw CLIFailure(kind: session.pairingFailed ? .incomplete : .device, message: "could not connect to \(device.address): \(error.message)")
             }
             let results = await runChecks(chosen, session: session, clock: clock, json: json)
             await session.disconnect()

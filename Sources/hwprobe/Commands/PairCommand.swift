@@ -1,6 +1,7 @@
 import BLEProtocol
 import Foundation
 import HAL
+import LinuxIO
 import Transports
 
 /// `hwprobe pair --hci URI ADDRESS [--io CAP] [--passkey N] [--legacy] [--json]`
@@ -21,19 +22,23 @@ struct PairCommand: Sendable {
             throw CLIFailure(kind: .usage, message: "ADDRESS must look like AA:BB:CC:DD:EE:FF, optionally with /public or /random")
         }
         let passkey = try PairingOptions.passkey(invocation.value("--passkey"))
-        let io = try PairingOptions.ioCapability(invocation.value("--io"), passkey: passkey)
+        let terminal = PairingOptions.atTerminal(console: console, passkey: passkey)
+        let io = try PairingOptions.ioCapability(invocation.value("--io"), passkey: passkey, terminal: terminal)
+        let prompts = terminal ? TerminalPairing(console: console) : nil
         let central = try await transports.central(for: uri, snoopPath: invocation.value("--btsnoop"))
         let outcome: Result<Int32, CLIFailure>
         do throws(CLIFailure) {
             let bonds = try await PairingOptions.bondStore(host: central.host, environment: console.environment)
-            let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput,
+            let configuration = SecurityConfiguration(ioCapability: io,
+                                                      requiresMITM: PairingOptions.requiresMITM(invocation.value("--io"), io: io, passkey: passkey),
                                                       secureConnections: invocation.has("--legacy") ? .legacyOnly : .preferred)
             await central.host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds,
-                                                        delegate: person ?? UnattendedPairing(passkey: passkey, console: console)))
+                                                        delegate: person ?? prompts ?? UnattendedPairing(passkey: passkey, console: console)))
             outcome = .success(try await pair(address, central: central, json: invocation.wantsJSON))
         } catch {
             outcome = .failure(error)
         }
+        prompts?.dismiss()
         await central.close()
         return try outcome.get()
     }
@@ -60,7 +65,9 @@ struct PairCommand: Sendable {
         case .notStored(_, let why):
             throw CLIFailure(kind: .device, message: "paired with \(address), but the bond could not be stored: \(why)")
         case .failed(let failure):
-            throw CLIFailure(kind: .incomplete, message: failure.description)
+            // Cancelled at the prompt with Ctrl-C: the interrupt's exit code (130).
+            throw CLIFailure(kind: .incomplete, message: failure.description,
+                             exitOverride: SignalHandling.shared.interruption.map(SignalHandling.exitCode(for:)))
         case .encrypted, .bondRejected:
             throw CLIFailure(kind: .incomplete, message: "\(address) was not paired")
         }
@@ -87,11 +94,12 @@ struct PairCommand: Sendable {
 
 /// What `pair` and `serve --pairing` share: `--io`, `--passkey`, and the controller's bond store.
 enum PairingOptions {
-    /// `--io`: display, display-yes-no, keyboard, keyboard-display, none. Without it: none, or
-    /// keyboard-display when `--passkey` gives a passkey to type or show.
-    static func ioCapability(_ text: String?, passkey: UInt32?) throws(CLIFailure) -> IOCapability {
+    /// `--io`: display, display-yes-no, keyboard, keyboard-display, none. Without it:
+    /// keyboard-display at a terminal (`terminal`: the prompts reach a person) or when `--passkey`
+    /// gives a passkey to type or show, none otherwise (hwprobe-cli.md, third edition).
+    static func ioCapability(_ text: String?, passkey: UInt32?, terminal: Bool = false) throws(CLIFailure) -> IOCapability {
         switch text {
-        case nil: return passkey == nil ? .noInputNoOutput : .keyboardDisplay
+        case nil: return passkey == nil && !terminal ? .noInputNoOutput : .keyboardDisplay
         case "display": return .displayOnly
         case "display-yes-no": return .displayYesNo
         case "keyboard": return .keyboardOnly
@@ -100,6 +108,20 @@ enum PairingOptions {
         case let other?:
             throw CLIFailure(kind: .usage, message: "--io \(other): use display, display-yes-no, keyboard, keyboard-display or none")
         }
+    }
+
+    /// Whether this side insists on MITM protection (refusing Just Works): when the person chose
+    /// an IO capability or gave a passkey, not when keyboard-display is only the terminal's
+    /// default — a device that asks for nothing is then still paired with Just Works.
+    static func requiresMITM(_ text: String?, io: IOCapability, passkey: UInt32?) -> Bool {
+        guard text != nil || passkey != nil else { return false }
+        return io != .noInputNoOutput
+    }
+
+    /// Whether the prompts reach a person: stdin and stderr are terminals, and no `--passkey`
+    /// answers for them.
+    static func atTerminal(console: Console, passkey: UInt32?) -> Bool {
+        passkey == nil && console.errIsTerminal && FileDescriptor.standardInput.isTerminal
     }
 
     /// `--passkey N`: 000000–999999.

@@ -78,7 +78,7 @@ struct RelayCommand: Sendable {
         // device's from this side's bonds, or Just Works, when the device asks for it.
         let sharedController = appCentral.host === deviceCentral.host
         let pairing = try await ServeCommand.usePairing(invocation, on: appCentral.host, console: console)
-        let secures = sharedController && pairing != "off" ? true : await Self.secureDeviceSide(deviceCentral, console: console)
+        let secures = sharedController && pairing.mode != "off" ? true : await Self.secureDeviceSide(deviceCentral, console: console)
         let device = RelayDeviceSide(central: deviceCentral, address: address, clock: clock, secures: secures)
         let say: @Sendable (ServeSession.Line) -> Void = { line in
             console.out(json ? ServeSession.json(line) : ServeSession.human(line) + "\n")
@@ -113,8 +113,9 @@ struct RelayCommand: Sendable {
         let relay = RelayPeripheral(address: advertisedFrom, advertising: copied)
         let forwards = AsyncStream.makeStream(of: RelayForward.self)
         let server = PeripheralHost(host: appCentral.host, peripheral: relay, clock: clock,
-                                    options: PeripheralHost.Options(advertising: choice, publicAddress: true)) { event in
-            if pairing == "required", case .connected(let info) = event {
+                                    options: PeripheralHost.Options(advertising: choice, publicAddress: true,
+                                                                    requiredSecurity: pairing.requiredSecurity)) { event in
+            if pairing.mode == "required", case .connected(let info) = event {
                 // Ask the app to pair (or encrypt with its bond) at once (Security Request).
                 Task { await appCentral.host.requestSecurity(info.handle) }
             }

@@ -43,7 +43,7 @@ struct ServeCommand: Sendable {
             if failure.exitCode != 3 { failure = CLIFailure(kind: .device, message: failure.message) }
             throw failure
         }
-        let pairing: String
+        let pairing: ServedPairing
         do throws(CLIFailure) {
             pairing = try await Self.usePairing(invocation, on: central.host, console: console, person: person)
         } catch {
@@ -56,8 +56,10 @@ struct ServeCommand: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let screen = Locked<ServeScreen?>(nil)
-        let server = PeripheralHost(host: central.host, peripheral: device.peripheral, clock: deviceClock, options: device.options) { event in
-            if pairing == "required", case .connected(let info) = event {
+        var options = device.options
+        options.requiredSecurity = pairing.requiredSecurity
+        let server = PeripheralHost(host: central.host, peripheral: device.peripheral, clock: deviceClock, options: options) { event in
+            if pairing.mode == "required", case .connected(let info) = event {
                 // Ask the central to pair (or encrypt with its bond) at once (Security Request).
                 Task { await host.requestSecurity(info.handle) }
             }
@@ -117,22 +119,31 @@ struct ServeCommand: Sendable {
         return ExitCode.success
     }
 
+    /// How the served side pairs: `--pairing off|optional|required`, and for `required` the
+    /// security every request but Exchange MTU waits for (``ATTSecurityGate``).
+    struct ServedPairing: Sendable {
+        var mode: String
+        var requiredSecurity: SecurityLevel?
+    }
+
     /// `--pairing off|optional|required` with `--io` and `--passkey`: the host pairs as the
     /// served device when a central asks (and, for `required`, the caller asks the central at
-    /// once). Returns the mode. `serve`, and `relay`'s app side.
+    /// once and serves nothing but MTU exchange until the link is encrypted: authenticated when
+    /// this side insists on MITM protection). `serve`, and `relay`'s app side.
     static func usePairing(_ invocation: Invocation, on host: HCIHost, console: Console,
-                           person: (any PairingDelegate)? = nil) async throws(CLIFailure) -> String {
+                           person: (any PairingDelegate)? = nil) async throws(CLIFailure) -> ServedPairing {
         let pairing = invocation.value("--pairing") ?? "off"
         guard ["off", "optional", "required"].contains(pairing) else {
             throw CLIFailure(kind: .usage, message: "--pairing \(pairing): use off, optional or required")
         }
-        guard pairing != "off" else { return pairing }
+        guard pairing != "off" else { return ServedPairing(mode: pairing) }
         let passkey = try PairingOptions.passkey(invocation.value("--passkey"))
         let io = try PairingOptions.ioCapability(invocation.value("--io"), passkey: passkey)
         let bonds = try await PairingOptions.bondStore(host: host, environment: console.environment)
         let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput)
         await host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds, delegate: person ?? UnattendedPairing(passkey: passkey, console: console)))
-        return pairing
+        let required: SecurityLevel? = pairing == "required" ? (configuration.requiresMITM ? .authenticated : .encrypted) : nil
+        return ServedPairing(mode: pairing, requiredSecurity: required)
     }
 
     /// Runs `server` until it is cancelled; the controller's failure, if it fails, as the CLI says it.

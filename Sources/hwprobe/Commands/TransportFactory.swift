@@ -17,6 +17,9 @@ struct TransportFactory: Sendable {
     var media: MediaCassettes?
     /// Where a replay says how the session differs from its recording (stderr).
     var replayWarning: @Sendable (String) -> Void = { _ in }
+    /// `gatt`, `weigh`, `scan`, `check`: bonds used and pairing done as the device asks
+    /// (`--pair`, `--io`, `--passkey`), on the controllers that can pair.
+    var pairing: AutoPairing?
 
     /// The bench's clock for the bench and for cassettes (both run at `HWPROBE_SIM_SPEED`).
     func clock(for uri: DeviceURI) -> any Clock<Duration> {
@@ -45,11 +48,21 @@ struct TransportFactory: Sendable {
         let tap = record ? recorder : nil
         switch uri {
         case .hci, .tcp, .uart:
-            do { return try await BLECentral.open(uri, snoopPath: snoopPath, events: log?.handler, tap: tap) } catch { throw CLIFailure(error) }
+            let central: BLECentral
+            do { central = try await BLECentral.open(uri, snoopPath: snoopPath, events: log?.handler, tap: tap) } catch { throw CLIFailure(error) }
+            if let pairing {
+                do throws(CLIFailure) { try await pairing.install(on: central.host) } catch {
+                    await central.close()
+                    throw error
+                }
+            }
+            return central
         case .sim:
+            try pairing?.refuse(uri)
             let bench = try bench.configured(for: uri)
             do { return try await bench.central(uri: uri, snoopPath: snoopPath, events: log?.handler, tap: tap) } catch { throw CLIFailure(error) }
         case .replay(let path):
+            try pairing?.refuse(uri)
             let cassette: BLECassette
             do { cassette = try CassetteReader.read(path: path) } catch { throw CLIFailure(kind: .device, message: error.described(as: "\(uri)")) }
             do {
@@ -104,6 +117,11 @@ extension CLIFailure {
             self.init(kind: .timedOut, message: error.description)
         case .disconnected:
             self.init(kind: .disconnected, message: error.description)
+        case .pairingFailed, .bondRejected:
+            // hwprobe-cli.md, third edition: a pairing that fails is exit 1 with its reason
+            // (cancelled at its prompt with Ctrl-C: the interrupt's code, 130).
+            self.init(kind: .incomplete, message: error.description,
+                      exitOverride: SignalHandling.shared.interruption.map(SignalHandling.exitCode(for:)))
         case .invalid:
             self.init(kind: .usage, message: error.description)
         default:

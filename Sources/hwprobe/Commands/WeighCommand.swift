@@ -104,9 +104,7 @@ struct WeighCommand: Sendable {
         }
         do {
             let path = try BindKeyStore.defaultPath(environment: console.environment)
-            var store = try BindKeyStore.load(path: path)
-            store.set(key, for: address)
-            try store.save()
+            _ = try BindKeyStore.update(path: path) { $0.set(key, for: address) }
             console.diagnostic("hwprobe: kept the bind key for \(address) in \(path): later runs read it without --bind-key")
             return 0
         } catch {
@@ -162,6 +160,8 @@ struct WeighCommand: Sendable {
         status(broadcasts ? "listening to \(who) for its broadcast readings…" : "connecting to \(who)…")
         let connection: any ScaleConnection
         do { connection = try await transport.connect(to: device) } catch {
+            // A pairing that failed is exit 1 with its reason (hwprobe-cli.md, third edition).
+            if case .notSecured = error { return .failure(CLIFailure(kind: .incomplete, message: error.description)) }
             return .failure(CLIFailure(kind: .device, message: error.description))
         }
         if !broadcasts { status("waiting for a reading from \(who)…") }

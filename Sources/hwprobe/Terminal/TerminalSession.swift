@@ -48,6 +48,13 @@ final class TerminalSession: Sendable {
         return TerminalSession(console: console, drawsScreen: draws, readsKeys: keys)
     }
 
+    /// Keys only, the screen left as it is: a prompt of a few lines on stderr (pairing's), for
+    /// any command, whatever stdout is. Nil when stdin is no terminal.
+    static func forKeys(console: Console) -> TerminalSession? {
+        guard FileDescriptor.standardInput.isTerminal else { return nil }
+        return TerminalSession(console: console, drawsScreen: false, readsKeys: true)
+    }
+
     private init(console: Console, drawsScreen: Bool, readsKeys: Bool) {
         self.console = console
         self.drawsScreen = drawsScreen

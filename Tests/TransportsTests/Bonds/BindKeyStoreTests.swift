@@ -53,7 +53,7 @@ import Testing
         defer { scratch.remove() }
         #expect(try BindKeyStore.defaultPath(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]) == "/s/hwprobe/bonds/bind-keys.json")
         #expect(try BindKeyStore.defaultPath(environment: ["HOME": "/h"]) == "/h/.local/state/hwprobe/bonds/bind-keys.json")
-        #expect(throws: BindKeyStoreError.noHome) { try BindKeyStore.defaultPath(environment: [:]) }
+        #expect(throws: BindKeyStoreError.noHome(.bindKeys)) { try BindKeyStore.defaultPath(environment: [:]) }
 
         let path = try BindKeyStore.defaultPath(environment: ["XDG_STATE_HOME": scratch.directory])
         var store = try BindKeyStore.load(path: path)
@@ -77,7 +77,7 @@ import Testing
         let open = scratch.directory + "/open.json"
         try Data(#"{"format": "hwprobe-bind-keys", "version": 1, "keys": []}"#.utf8).write(to: URL(fileURLWithPath: open))
         chmod(open, 0o644)
-        #expect(throws: BindKeyStoreError.refused(.tooOpen(path: open, mode: 0o644))) { try BindKeyStore.load(path: open) }
+        #expect(throws: BindKeyStoreError.refused(.bindKeys, .tooOpen(path: open, mode: 0o644))) { try BindKeyStore.load(path: open) }
         for (text, reason) in [("[1, 2]", "not the JSON of a bind key store"),
                                (#"{"format": "hwprobe-bonds", "version": 1, "keys": []}"#, "it is not a bind key store"),
                                (#"{"format": "hwprobe-bind-keys", "version": 2, "keys": []}"#, "version 2"),

@@ -44,7 +44,7 @@ import Testing
         #expect(try BondStore.defaultPath(controller: Self.controller, environment: ["HOME": "/h"]) == "/h/.local/state/hwprobe/bonds/00:1B:DC:01:02:03.json")
         // A relative XDG_STATE_HOME is ignored, as the XDG specification says.
         #expect(try BondStore.defaultPath(controller: Self.controller, environment: ["XDG_STATE_HOME": "rel", "HOME": "/h"]).hasPrefix("/h/"))
-        #expect(throws: BondStoreError.noHome) { try BondStore.defaultPath(controller: Self.controller, environment: [:]) }
+        #expect(throws: BondStoreError.noHome(.bonds)) { try BondStore.defaultPath(controller: Self.controller, environment: [:]) }
     }
 
     @Test func bondsAndOurIdentityComeBackAsTheyWereKept() throws {
@@ -110,20 +110,20 @@ import Testing
         let open = scratch.directory + "/open.json"
         try good.write(to: URL(fileURLWithPath: open))
         chmod(open, 0o644)
-        #expect(throws: BondStoreError.refused(.tooOpen(path: open, mode: 0o644))) { try BondStore.load(controller: Self.controller, path: open) }
+        #expect(throws: BondStoreError.refused(.bonds, .tooOpen(path: open, mode: 0o644))) { try BondStore.load(controller: Self.controller, path: open) }
         // A symbolic link to a good store.
         let link = scratch.directory + "/link.json"
         symlink(store.path, link)
-        #expect(throws: BondStoreError.refused(.wrongKind(path: link, found: .symbolicLink))) { try BondStore.load(controller: Self.controller, path: link) }
+        #expect(throws: BondStoreError.refused(.bonds, .wrongKind(path: link, found: .symbolicLink))) { try BondStore.load(controller: Self.controller, path: link) }
         // A directory.
         let directory = scratch.directory + "/dir.json"
         mkdir(directory, 0o700)
-        #expect(throws: BondStoreError.refused(.wrongKind(path: directory, found: .directory))) { try BondStore.load(controller: Self.controller, path: directory) }
+        #expect(throws: BondStoreError.refused(.bonds, .wrongKind(path: directory, found: .directory))) { try BondStore.load(controller: Self.controller, path: directory) }
         // Too big.
         let big = scratch.directory + "/big.json"
         try Data(count: BondStore.sizeLimit + 1).write(to: URL(fileURLWithPath: big))
         chmod(big, 0o600)
-        #expect(throws: BondStoreError.refused(.tooLarge(path: big, size: BondStore.sizeLimit + 1, limit: BondStore.sizeLimit))) {
+        #expect(throws: BondStoreError.refused(.bonds, .tooLarge(path: big, size: BondStore.sizeLimit + 1, limit: BondStore.sizeLimit))) {
             try BondStore.load(controller: Self.controller, path: big)
         }
         // Another user's (only root can make one here).
@@ -132,7 +132,7 @@ import Testing
             try good.write(to: URL(fileURLWithPath: theirs))
             chmod(theirs, 0o600)
             chown(theirs, 65534, 65534)
-            #expect(throws: BondStoreError.refused(.wrongOwner(path: theirs, owner: 65534, expected: 0))) { try BondStore.load(controller: Self.controller, path: theirs) }
+            #expect(throws: BondStoreError.refused(.bonds, .wrongOwner(path: theirs, owner: 65534, expected: 0))) { try BondStore.load(controller: Self.controller, path: theirs) }
         }
     }
 
@@ -156,7 +156,7 @@ import Testing
                 _ = try BondStore.load(controller: Self.controller, path: store.path)
                 Issue.record("loaded a damaged store (\(reason))")
             } catch {
-                guard case .damaged(_, let said) = error else { Issue.record("\(error)"); continue }
+                guard case .damaged(_, _, let said) = error else { Issue.record("\(error)"); continue }
                 #expect(said.contains(reason), "\(said)")
                 #expect(error.description.contains("hwprobe bonds --remove all"))
             }
@@ -175,5 +175,40 @@ import Testing
         #expect(throws: BondStoreError.self) { try blocked.save() }
         #expect(try Data(contentsOf: URL(fileURLWithPath: store.path)) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.directory) == ["s.json"])
+    }
+
+    /// Two processes that loaded the same controller's store at their start, each keeping a new
+    /// bond: the second reads the store again under the lock, so the first one's bond stays.
+    @Test func twoKeepersOfOneStoreKeepEachOthersBonds() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.directory + "/bonds/00:1B:DC:01:02:03.json"
+        let first = StoredBonds(try BondStore.load(controller: Self.controller, path: path))
+        let second = StoredBonds(try BondStore.load(controller: Self.controller, path: path))
+        try first.keep(Self.secureConnectionsBond())
+        try second.keep(Self.legacyBond())
+        let kept = try BondStore.load(controller: Self.controller, path: path)
+        #expect(Set(kept.bonds.map(\.identity)) == [Self.secureConnectionsBond().identity, Self.legacyBond().identity])
+        #expect(second.current.bonds.count == 2, "the keeper's own view missed the other's bond")
+    }
+
+    /// A change waits for the lock another process holds, and gives up at its deadline saying so.
+    @Test func aChangeGivesUpWhenTheStoreStaysLocked() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let path = scratch.directory + "/00:1B:DC:01:02:03.json"
+        // Another open of the directory holding the flock stands for another process.
+        let outcome = try DirectoryLock.withLock(scratch.directory, within: .seconds(1)) { () -> Result<Int, StateStoreError> in
+            do throws(StateStoreError) {
+                return .success(try StateStoreFile.locked(path: path, kind: .bonds, timeout: .milliseconds(30)) { () throws(StateStoreError) -> Int in 1 })
+            } catch { return .failure(error) }
+        }
+        guard case .failure(.locked(.bonds, .busy(let locked, _))) = outcome else {
+            Issue.record("the change went ahead under another's lock: \(outcome)")
+            return
+        }
+        #expect(locked == scratch.directory)
+        // Released: the change goes ahead.
+        #expect(try StateStoreFile.locked(path: path, kind: .bonds) { () throws(StateStoreError) -> Int in 2 } == 2)
     }
 }

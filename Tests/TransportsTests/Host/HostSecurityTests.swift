@@ -37,10 +37,11 @@ struct HostSecurityTests {
         let host: HCIHost
         let bonds = MemoryBonds()
 
-        init(io: IOCapability = .noInputNoOutput, mitm: Bool = false, user: User = User()) async throws {
+        init(io: IOCapability = .noInputNoOutput, mitm: Bool = false, user: User = User(), central: CentralSecurityPolicy = .manual) async throws {
             host = HCIHost(stream: controller, clock: clock)
             try await host.start()
-            await host.useSecurity(HostSecurity(configuration: SecurityConfiguration(ioCapability: io, requiresMITM: mitm), bonds: bonds, delegate: user))
+            await host.useSecurity(HostSecurity(configuration: SecurityConfiguration(ioCapability: io, requiresMITM: mitm), bonds: bonds, delegate: user,
+                                                central: central))
         }
 
         func connect(handle: UInt16) async throws -> BLEConnection {

@@ -36,6 +36,8 @@ public final class ATTBearer: Sendable {
         var notificationsReceived = 0
         /// Values a subscriber's full buffer had no room for (it kept the newest).
         var notificationsDropped = 0
+        /// The host's answer to a refusal for want of security (see `request`).
+        var securityRemedy: SecurityRemedyHook?
     }
 
     private let state: Mutex<State>
@@ -94,8 +96,30 @@ public final class ATTBearer: Sendable {
     public var isOpen: Bool { state.withLock { $0.transactions.closed == nil } }
 
     /// Sends a request and returns its response; an Error Response throws `.att`, a cancelled
-    /// caller `.cancelled`.
+    /// caller `.cancelled`. A refusal for want of security (0x05, 0x0C, 0x0F) goes to the link's
+    /// security remedy when it has one (the host's automatic pairing): once it has secured the
+    /// link, the request is sent once more and that answer is final.
     public func request(_ pdu: ATTPDU) async throws(BLEError) -> ATTPDU {
+        do {
+            return try await transact(pdu)
+        } catch .att(let failure) where SecurityRemedy.remediableCodes.contains(failure.code) {
+            guard let remedy = state.withLock({ $0.securityRemedy }), try await remedy(failure) else { throw .att(failure) }
+            return try await transact(pdu)
+        }
+    }
+
+    /// Who secures the link when a request is refused for want of security: returns true once the
+    /// link is secured (repeat the request), false when it cannot help, and throws when securing
+    /// failed (the pairing's reason). Set by the host for a central's links.
+    package typealias SecurityRemedyHook = @Sendable (ATTFailure) async throws(BLEError) -> Bool
+
+    /// Installs (or with nil removes) the link's security remedy.
+    package func setSecurityRemedy(_ hook: SecurityRemedyHook?) {
+        state.withLock { $0.securityRemedy = hook }
+    }
+
+    /// One request and its response, with no remedy.
+    private func transact(_ pdu: ATTPDU) async throws(BLEError) -> ATTPDU {
         let id = state.withLock { s -> Int in
             s.nextID += 1
             s.unregistered.insert(s.nextID)

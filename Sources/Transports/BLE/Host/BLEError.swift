@@ -42,6 +42,11 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
     case capture(BTSnoopError)
     /// The controller could not be reached at all (no kernel support, no permission, busy, nothing listening).
     case link(HCILinkError)
+    /// Securing the link failed: the pairing's reason (nothing was stored).
+    case pairingFailed(PairingFailure)
+    /// The device refused to encrypt with the key its bond gave (an HCI status, 0x06 PIN or Key
+    /// Missing when it has forgotten the bond): the stale bond must be removed and the device paired again.
+    case bondRejected(BLEAddress, status: UInt8)
 
     /// The words a person reads in messages and logs, worded for the person at the bench.
     public var description: String {
@@ -66,6 +71,10 @@ public enum BLEError: Error, Hashable, Sendable, CustomStringConvertible {
         case .deadlineExceeded(let what, let deadline): "\(what) took longer than \(deadline.components.seconds) s: the device answers too slowly or without end"
         case .link(let error): error.description
         case .capture(let error): error.description
+        case .pairingFailed(let failure): failure.description
+        case .bondRejected(let address, let status):
+            "\(address) refused the key of its bond (\(HCIStatus.describe(status)), 0x\(Hex.byte(status))): it has forgotten the pairing; "
+                + "forget it here too with `hwprobe bonds --hci URI --remove \(address)` and pair again"
         }
     }
 }

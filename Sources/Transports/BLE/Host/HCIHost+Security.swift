@@ -36,6 +36,11 @@ extension HCIHost {
         guard securedLinks[handle] != nil else {
             throw .invalid("this host was started without pairing (no bond store or IO capability given)")
         }
+        // Already as secure as asked: the Security Manager would do nothing, and nothing would end the wait.
+        if !pair, let manager = securedLinks[handle]?.manager, !manager.isPairing, manager.security.isEncrypted,
+           !authenticated || manager.security.isAuthenticated {
+            return .encrypted(manager.security)
+        }
         let overdue = watchSecuring(handle)
         defer { overdue.cancel() }
         return await withCheckedContinuation { continuation in
@@ -144,8 +149,8 @@ extension HCIHost {
                 }
             case .confirmNumericValue(let value):
                 Task { [weak self] in
-                    let accepted = await delegate.confirm(value, peer: peer)
-                    await self?.feedSecurity(.numericComparison(accepted: accepted), handle: handle)
+                    let answer = await delegate.compare(value, peer: peer)
+                    await self?.feedSecurity(answer.map { .numericComparison(accepted: $0) } ?? .userCancelled, handle: handle)
                 }
             case .securityChanged(let security):
                 securityChanged(handle: handle, security)

@@ -533,6 +533,11 @@ public actor HCIHost {
         // The controller may have said the link ended in the same breath as it opened (issue 27,
         // item 13): the link was registered when the event was taken, so its end is known here.
         if let reason = connection.disconnectReason { throw .disconnected(reason) }
+        // A bonded device encrypted, or any paired first, as the security policy says.
+        do throws(BLEError) { try await secureOnConnect(connection) } catch {
+            await disconnect(connection)
+            throw error
+        }
         return connection
     }
 
@@ -548,6 +553,7 @@ public actor HCIHost {
         connections[complete.handle] = connection
         acl.open(complete.handle)
         openSecurity(handle: complete.handle, role: .central, local: localAddress, peer: connection.peer)
+        installSecurityRemedy(connection)
         receiver.open(complete.handle, connection.bearer)
         events?(.connected(connection.peer, link: complete.handle))
         return connection

@@ -22,6 +22,7 @@ extension BLEError {
         case .connectionTimedOut(let address): .connectionFailed("\(address) did not answer in time")
         case .connectionFailed, .link, .transport: .connectionFailed(description)
         case .notFound(let what): .unsupported("\(what) is missing")
+        case .pairingFailed, .bondRejected: .notSecured(description)
         default: .protocolViolation(description)
         }
     }
