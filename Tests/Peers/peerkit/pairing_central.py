@@ -152,11 +152,13 @@ class PairingCentral:
                                          "written")
 
     async def _with_security(self, uuid: str, auto_secure: bool, operation, key: str) -> dict:
-        characteristic = await self.characteristic(uuid)
         errors: list[int] = []
         secured = None
         for attempt in range(2):
             try:
+                # Discovery too: a server that serves nothing before encryption (`serve --pairing
+                # required`) refuses it with 0x05/0x0F, and a client pairs and discovers again.
+                characteristic = await self.characteristic(uuid)
                 result = await operation(characteristic)
             except att.ATT_Error as error:
                 errors.append(int(error.error_code))
