@@ -196,10 +196,10 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         switch output {
         case .screen(let screen):
             let line = state.withLock { s -> String? in
-                let sameChoices = s.screen.map { Self.choiceIDs($0.content) == Self.choiceIDs(screen.content) } ?? false
+                let sameChoices = s.screen.map { FlowKeys.choiceIDs($0.content) == FlowKeys.choiceIDs(screen.content) } ?? false
                 if !sameChoices { s.focus = 0 }
-                if !Self.acceptsPassword(screen), !s.typed.isEmpty { s.typed.wipe() }
-                if Self.choiceIDs(s.screen?.content ?? .none) != Self.choiceIDs(screen.content) || !Self.acceptsPassword(screen) {
+                if !FlowKeys.acceptsPassword(screen), !s.typed.isEmpty { s.typed.wipe() }
+                if FlowKeys.choiceIDs(s.screen?.content ?? .none) != FlowKeys.choiceIDs(screen.content) || !FlowKeys.acceptsPassword(screen) {
                     s.keystrokes = 0
                 }
                 s.screen = screen
@@ -406,77 +406,52 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         }
         let (deed, controls) = state.withLock { s -> (Deed, Controls) in
             guard let screen = s.screen else { return (.none, s.controls) }
-            if Self.acceptsPassword(screen) {
-                switch key {
-                case .character(let character):
-                    // A password is at most as long as a password file may be: the rest of a paste of
-                    // a whole file (100 k characters) is dropped without a repaint each, instead of
-                    // stalling the screen for seconds.
-                    guard s.typed.count + character.utf8.count <= PasswordFile.limit else { return (.none, s.controls) }
-                    // Straight from the character's own bytes: no string or array in between.
-                    s.typed.append(contentsOf: character.utf8)
-                    s.keystrokes += 1
-                    return (.repaint, s.controls)
-                case .backspace:
-                    // Back over one whole character: its UTF-8 continuation bytes, then its lead byte.
-                    while let last = s.typed.last, last & 0xC0 == 0x80 { s.typed.removeLast() }
-                    if !s.typed.isEmpty { s.typed.removeLast() }
-                    s.keystrokes += 1
-                    return (.repaint, s.controls)
-                case .eraseLine:
-                    s.typed.wipe()
-                    s.keystrokes += 1
-                    return (.repaint, s.controls)
-                case .enter:
-                    let password = s.typed.withUnsafeBytes { SecretBytes(copying: $0) }
-                    s.typed.wipe()
-                    s.keystrokes = 0
-                    return (.submit(password), s.controls)
-                case .escape, .interrupt:
-                    return (.leave, s.controls)
-                case .endOfInput:
-                    return (s.typed.isEmpty ? .leave : .none, s.controls)
-                case .redraw:
-                    return (.repaint, s.controls)
-                default:
-                    return (.none, s.controls)
-                }
-            }
-            let choices = Self.choiceIDs(screen.content)
-            switch key {
-            case .left, .backTab, .up:
-                guard !choices.isEmpty else { return (.none, s.controls) }
-                if case .pickList = screen.content, key != .up { return (.none, s.controls) }
-                if case .actions = screen.content, key == .up { return (.none, s.controls) }
-                s.focus = max(0, s.focus - 1)
+            let keys = FlowKeys(screen: screen, focus: s.focus, typedBytes: s.typed.count,
+                                escapeGoesBack: s.controls.backLabel(screen) != nil)
+            switch keys.action(for: key) {
+            case .ignore:
+                return (.none, s.controls)
+            case .focus(let index):
+                s.focus = index
                 return (.repaint, s.controls)
-            case .right, .tab, .down:
-                guard !choices.isEmpty else { return (.none, s.controls) }
-                if case .pickList = screen.content, key == .right || key == .tab { return (.none, s.controls) }
-                if case .actions = screen.content, key == .down { return (.none, s.controls) }
-                s.focus = min(choices.count - 1, s.focus + 1)
+            case .choose(let id, let index):
+                s.focus = index
+                return (.choose(id), s.controls)
+            case .type(let character):
+                // Straight from the character's own bytes: no string or array in between.
+                s.typed.append(contentsOf: character.utf8)
+                s.keystrokes += 1
                 return (.repaint, s.controls)
-            case .character(let character) where character.isNumber && character != "0":
-                guard case .pickList = screen.content, let digit = character.wholeNumberValue, choices.indices.contains(digit - 1)
-                else { return (.none, s.controls) }
-                s.focus = digit - 1
-                return (.choose(choices[digit - 1]), s.controls)
-            case .enter:
-                guard choices.indices.contains(s.focus) else { return (.none, s.controls) }
-                return (.choose(choices[s.focus]), s.controls)
-            case .escape, .character("q"), .character("Q"), .interrupt:
-                return (s.controls.backLabel(screen) != nil && key == .escape ? .back : .leave, s.controls)
+            case .eraseCharacter:
+                // Back over one whole character: its UTF-8 continuation bytes, then its lead byte.
+                while let last = s.typed.last, last & 0xC0 == 0x80 { s.typed.removeLast() }
+                if !s.typed.isEmpty { s.typed.removeLast() }
+                s.keystrokes += 1
+                return (.repaint, s.controls)
+            case .eraseLine:
+                s.typed.wipe()
+                s.keystrokes += 1
+                return (.repaint, s.controls)
+            case .submitPassword:
+                let password = s.typed.withUnsafeBytes { SecretBytes(copying: $0) }
+                s.typed.wipe()
+                s.keystrokes = 0
+                return (.submit(password), s.controls)
+            case .back:
+                return (.back, s.controls)
+            case .leave:
+                return (.leave, s.controls)
+            case .repaint:
+                return (.repaint, s.controls)
             case .redraw:
                 s.painter.invalidate()
                 return (.repaint, s.controls)
-            default:
-                return (.none, s.controls)
             }
         }
         switch deed {
         case .none: break
         case .repaint:
-            if drawsScreen { repaint() } else if person == nil, let screen = lastScreen, !Self.choiceIDs(screen.content).isEmpty {
+            if drawsScreen { repaint() } else if person == nil, let screen = lastScreen, !FlowKeys.choiceIDs(screen.content).isEmpty {
                 // Line mode: say where the focus went.
                 let focus = state.withLock { $0.focus }
                 emitLine("  keys: " + keyHints(for: screen, focus: focus, controls: controls) + "\n")
@@ -539,8 +514,8 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                 var hints: String?
                 if let screen = s.screen {
                     let shown = displayed(screen, in: s)
-                    let typing = Self.acceptsPassword(shown) && interactive ? PasswordTyping(isEmpty: s.typed.isEmpty, keystrokes: s.keystrokes) : nil
-                    frame = s.renderer.frame(for: shown, focus: interactive && !Self.choiceIDs(shown.content).isEmpty ? s.focus : nil, typing: typing)
+                    let typing = FlowKeys.acceptsPassword(shown) && interactive ? PasswordTyping(isEmpty: s.typed.isEmpty, keystrokes: s.keystrokes) : nil
+                    frame = s.renderer.frame(for: shown, focus: interactive && !FlowKeys.choiceIDs(shown.content).isEmpty ? s.focus : nil, typing: typing)
                     hints = interactive ? keyHints(for: shown, focus: s.focus, controls: s.controls) : nil
                 }
                 if let preview = s.preview {
@@ -592,36 +567,6 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     /// The key hint line: which keys do what on this screen.
     private func keyHints(for screen: Screen, focus: Int, controls: Controls) -> String {
-        let back = controls.backLabel(screen)
-        let escape = back.map { "Esc \($0)" } ?? "Esc quit"
-        switch screen.content {
-        case .actions(let actions) where actions.count > 1:
-            let focused = actions.indices.contains(focus) ? actions[focus].title : actions[0].title
-            return "←/→ move · Enter \(focused) · \(escape)"
-        case .actions(let actions):
-            return "Enter \(actions.first?.title ?? "") · \(escape)"
-        case .pickList(let items) where !items.isEmpty:
-            let digits = items.count == 1 ? "1" : "1–\(min(9, items.count))"
-            return "↑/↓ move · \(digits) pick · Enter choose · \(escape)"
-        case .passwordField(let field) where field.status != .disabled:
-            return "type the password · Enter open · Esc cancel"
-        default:
-            return back == nil ? "Esc or q quit" : "\(escape) · Ctrl-C quit"
-        }
+        FlowKeys.hints(for: screen, focus: focus, back: controls.backLabel(screen))
     }
-
-    private static func acceptsPassword(_ screen: Screen) -> Bool {
-        if case .passwordField(let field) = screen.content { return field.status != .disabled && field.focused }
-        return false
-    }
-
-    /// The ids a person can choose from on this content, in order.
-    private static func choiceIDs(_ content: ScreenContent) -> [String] {
-        switch content {
-        case .actions(let actions): actions.map(\.id)
-        case .pickList(let items): items.map(\.id)
-        default: []
-        }
-    }
-
 }
