@@ -21,8 +21,7 @@ import Synchronization
 /// once, and never drawn.
 final class FlowPresenter: Sendable, DiagnosticSink {
     private let console: Console
-    private let cues: AsyncStream<HapticCue>.Continuation
-    private let player: Task<Void, Never>
+    private let cues: CuePlayer
     private let verbose: Bool
     private let logCues: Bool
     /// Someone is there to press keys: actions are drawn with a focus and key hints.
@@ -31,9 +30,8 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     private let display: Display
     /// For tests: the keys a scripted person presses when each screen appears.
     private let person: (@Sendable (Screen) -> [Key])?
-    /// The flows' clock, for counting down what they wait for.
-    private let clock: (any Clock<Duration>)?
-    private let countdown = Mutex<(generation: Int, task: Task<Void, Never>?)>((0, nil))
+    /// Counts down what the flows wait for, on their clock.
+    private let countdown: CountdownTicker
 
     private enum Display {
         /// The alternate screen of a terminal.
@@ -121,7 +119,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
          logCues: Bool = false, interactive: Bool = false, terminal: TerminalSession? = nil,
          person: (@Sendable (Screen) -> [Key])? = nil, clock: (any Clock<Duration>)? = nil) {
         self.console = console
-        self.clock = clock
+        countdown = CountdownTicker(clock: clock)
         self.verbose = verbose
         self.logCues = logCues
         self.interactive = interactive || person != nil
@@ -133,32 +131,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         if drawn, let size = terminal?.size { renderer.width = max(TerminalRenderer.minimumWidth, size.columns) }
         if !drawn { renderer.isTerminal = false }
         state = Mutex(State(renderer: renderer))
-        let (stream, continuation) = AsyncStream.makeStream(of: HapticCue.self, bufferingPolicy: .bufferingNewest(64))
-        cues = continuation
-        let reported = Locked(false)
-        player = Task {
-            guard let sink else {
-                for await _ in stream {}
-                return
-            }
-            // A new cue cuts the one still playing short (the sink's scheduler stops its motors),
-            // and starts only after that stop went out, so commands never interleave.
-            var playing: Task<Void, Never>?
-            for await cue in stream {
-                playing?.cancel()
-                playing = Task { [previous = playing] in
-                    await previous?.value
-                    do { try await sink.play(cue) } catch {
-                        // A vanished pad is reported once; the flow goes on without haptics.
-                        if reported.withLock({ let first = !$0; $0 = true; return first }) {
-                            console.diagnostic("hwprobe: \(error)")
-                        }
-                    }
-                }
-            }
-            await playing?.value
-            await sink.close()
-        }
+        cues = CuePlayer(sink: sink, console: console)
     }
 
     /// What the command does with Enter, Esc and typed passwords from now on.
@@ -213,7 +186,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             for key in person?(screen) ?? [] { press(key) }
         case .cue(let cue):
             if logCues { note("  ♪ " + describeCue(cue)) }
-            cues.yield(cue)
+            cues.play(cue)
         case .announcement(let announcement):
             if verbose { console.diagnostic("» \(announcement.text)") }
         case .event(.waiting(let what, let limit)):
@@ -305,63 +278,30 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         if had { repaint() }
     }
 
-    /// While a flow waits with a deadline, the status line says for what and how long is left,
-    /// once a second on the flow's clock (docs/cli.md: any wait over a second says so).
+    /// While a flow waits with a deadline, the status line says for what and how long is left.
     private func countDown(_ what: String?, limit: Duration) {
         guard drawsScreen else { return }
-        // Each countdown has a generation; a tick of an older one (already past its cancellation
-        // check) can then never write over what replaced it.
-        let generation = countdown.withLock { current -> Int in
-            current.task?.cancel()
-            current.generation += 1
-            current.task = nil
-            return current.generation
-        }
-        guard let what, let clock else {
-            tick(generation, nil)
-            return
-        }
-        let task = Task { [weak self] in
-            var left = limit
-            while left > .zero, !Task.isCancelled {
-                let seconds = Int(left.inSeconds.rounded(.up))
-                self?.tick(generation, "waiting for \(what): \(seconds) s left")
-                let step = min(left, .seconds(1))
-                guard (try? await clock.sleep(for: step)) != nil else { return }
-                left -= step
+        countdown.count(what, limit: limit) { [weak self] line, stillCurrent in
+            guard let self else { return }
+            let changed = state.withLock { s -> Bool in
+                guard stillCurrent(), s.status != line else { return false }
+                s.status = line
+                return true
             }
+            if changed { repaint() }
         }
-        countdown.withLock { current in
-            if current.generation == generation { current.task = task } else { task.cancel() }
-        }
-    }
-
-    /// The countdown's status line, if `generation` is still the current countdown.
-    private func tick(_ generation: Int, _ line: String?) {
-        let current = countdown.withLock { $0.generation == generation }
-        guard current else { return }
-        let changed = state.withLock { s -> Bool in
-            guard countdown.withLock({ $0.generation == generation }), s.status != line else { return false }
-            s.status = line
-            return true
-        }
-        if changed { repaint() }
     }
 
     /// Waits for queued cues to finish playing, then gives the terminal back and prints the log
     /// lines and the last screen as they stood (without actions nobody can press any more).
     func finish() async {
-        cues.finish()
-        await player.value
+        await cues.finish()
         close()
     }
 
     /// Gives the terminal back (idempotent); see ``finish()``.
     func close() {
-        countdown.withLock { current in
-            current.generation += 1
-            current.task?.cancel()
-        }
+        countdown.stop()
         let drawn = drawsScreen
         // Under the painting lock: a paint under way is written before the screen is given back,
         // and none comes after.
