@@ -12,13 +12,11 @@ import Synchronization
 /// `-v`. When the terminal is given back, the log lines and the last screen are printed once, so
 /// what happened stays in the person's scrollback.
 ///
-/// Keys (docs/cli.md, "Interactive use"): Left/Right and Tab/Shift-Tab move between a screen's
-/// actions, Up/Down in a list, digits pick from a list, Enter takes the focused action, Esc or `q`
-/// leaves the way Ctrl-C does (unless the command gives Esc a meaning of its own on that screen,
-/// such as going back to the password field while decrypting). A focused password field takes the
-/// typed characters itself; they are kept in one fixed secret buffer (never a string, never an
-/// array that grows and leaves old copies behind), handed over as a copy on Enter and wiped at
-/// once, and never drawn.
+/// Keys (docs/cli.md, "Interactive use") are decided by ``FlowKeys`` and carried out here: the
+/// focus moves, the command's controls are called, and a focused password field takes the typed
+/// characters into a ``PasswordEntry`` (one fixed secret buffer, handed over as a copy on Enter
+/// and wiped at once, never drawn). Cues go to a ``CuePlayer``; the status line's countdown comes
+/// from a ``CountdownTicker``.
 final class FlowPresenter: Sendable, DiagnosticSink {
     private let console: Console
     private let cues: CuePlayer
@@ -61,10 +59,8 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         var painter = ScreenPainter()
         var screen: Screen?
         var focus = 0
-        /// The password being typed; wiped on submit and whenever the field goes away. As long
-        /// as a password file may be (PasswordFile.limit): keys beyond it are ignored.
-        let typed = SecretBytes(capacity: PasswordFile.limit)
-        var keystrokes = 0
+        /// The password being typed; wiped on submit, whenever the field goes away, and on close.
+        var password = PasswordEntry()
         var logs: [String] = []
         var transcript: [LogLine] = []
         var status: String?
@@ -171,9 +167,9 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             let line = state.withLock { s -> String? in
                 let sameChoices = s.screen.map { FlowKeys.choiceIDs($0.content) == FlowKeys.choiceIDs(screen.content) } ?? false
                 if !sameChoices { s.focus = 0 }
-                if !FlowKeys.acceptsPassword(screen), !s.typed.isEmpty { s.typed.wipe() }
+                if !FlowKeys.acceptsPassword(screen) { s.password.wipe() }
                 if FlowKeys.choiceIDs(s.screen?.content ?? .none) != FlowKeys.choiceIDs(screen.content) || !FlowKeys.acceptsPassword(screen) {
-                    s.keystrokes = 0
+                    s.password.resetKeystrokes()
                 }
                 s.screen = screen
                 guard case .lines = display else { return nil }
@@ -308,7 +304,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         let ending = painting.withLock { _ in state.withLock { s -> (transcript: [LogLine], last: [String])? in
             guard !s.closed else { return nil }
             s.closed = true
-            s.typed.wipe()
+            s.password.wipe()
             guard drawn, s.started else { return ([], []) }
             var last: [String] = []
             s.preview = nil
@@ -346,7 +342,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         }
         let (deed, controls) = state.withLock { s -> (Deed, Controls) in
             guard let screen = s.screen else { return (.none, s.controls) }
-            let keys = FlowKeys(screen: screen, focus: s.focus, typedBytes: s.typed.count,
+            let keys = FlowKeys(screen: screen, focus: s.focus, typedBytes: s.password.byteCount,
                                 escapeGoesBack: s.controls.backLabel(screen) != nil)
             switch keys.action(for: key) {
             case .ignore:
@@ -358,25 +354,16 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                 s.focus = index
                 return (.choose(id), s.controls)
             case .type(let character):
-                // Straight from the character's own bytes: no string or array in between.
-                s.typed.append(contentsOf: character.utf8)
-                s.keystrokes += 1
+                s.password.type(character)
                 return (.repaint, s.controls)
             case .eraseCharacter:
-                // Back over one whole character: its UTF-8 continuation bytes, then its lead byte.
-                while let last = s.typed.last, last & 0xC0 == 0x80 { s.typed.removeLast() }
-                if !s.typed.isEmpty { s.typed.removeLast() }
-                s.keystrokes += 1
+                s.password.eraseCharacter()
                 return (.repaint, s.controls)
             case .eraseLine:
-                s.typed.wipe()
-                s.keystrokes += 1
+                s.password.eraseLine()
                 return (.repaint, s.controls)
             case .submitPassword:
-                let password = s.typed.withUnsafeBytes { SecretBytes(copying: $0) }
-                s.typed.wipe()
-                s.keystrokes = 0
-                return (.submit(password), s.controls)
+                return (.submit(s.password.take()), s.controls)
             case .back:
                 return (.back, s.controls)
             case .leave:
@@ -454,7 +441,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                 var hints: String?
                 if let screen = s.screen {
                     let shown = displayed(screen, in: s)
-                    let typing = FlowKeys.acceptsPassword(shown) && interactive ? PasswordTyping(isEmpty: s.typed.isEmpty, keystrokes: s.keystrokes) : nil
+                    let typing = FlowKeys.acceptsPassword(shown) && interactive ? s.password.typing : nil
                     frame = s.renderer.frame(for: shown, focus: interactive && !FlowKeys.choiceIDs(shown.content).isEmpty ? s.focus : nil, typing: typing)
                     hints = interactive ? keyHints(for: shown, focus: s.focus, controls: s.controls) : nil
                 }
