@@ -25,18 +25,12 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     /// Someone is there to press keys: actions are drawn with a focus and key hints.
     let interactive: Bool
     private let terminal: TerminalSession?
-    private let display: Display
+    /// The whole terminal painted, or one line per change.
+    private let display: any FlowDisplay
     /// For tests: the keys a scripted person presses when each screen appears.
     private let person: (@Sendable (Screen) -> [Key])?
     /// Counts down what the flows wait for, on their clock.
     private let countdown: CountdownTicker
-
-    private enum Display {
-        /// The alternate screen of a terminal.
-        case screen
-        /// One line per change on stdout, or on stderr under `--json`.
-        case lines(toStandardError: Bool)
-    }
 
     /// What the command does with the person's choices.
     struct Controls: Sendable {
@@ -56,7 +50,6 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     private struct State {
         var renderer: TerminalRenderer
-        var painter = ScreenPainter()
         var screen: Screen?
         var focus = 0
         /// The password being typed; wiped on submit, whenever the field goes away, and on close.
@@ -85,21 +78,14 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     }
 
     private let state: Mutex<State>
-    /// Held from working out a paint's bytes until they are written, so paints from different
-    /// tasks (a screen, the countdown, the camera preview) reach the terminal in the order their
-    /// differences were computed: the painter's idea of the screen stays the screen's.
-    private let painting = Mutex(())
 
     /// A line of the log area, and where it goes when the terminal is given back.
-    private struct LogLine: Sendable {
+    struct LogLine: Sendable {
         var text: String
         var toStandardError: Bool
     }
 
-    private var drawsScreen: Bool {
-        if case .screen = display { return true }
-        return false
-    }
+    private var drawsScreen: Bool { display.paintsScreen }
 
     /// The most lines kept for the transcript printed at the end.
     static let transcriptLimit = 2000
@@ -122,7 +108,11 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         self.person = person
         let drawn = !json && terminal?.drawsScreen == true
         self.terminal = drawn || interactive ? terminal : nil
-        display = drawn ? .screen : .lines(toStandardError: json)
+        if drawn, let terminal {
+            display = TerminalScreenDisplay(console: console, terminal: terminal)
+        } else {
+            display = LinePerScreenDisplay(console: console, toStandardError: json)
+        }
         var renderer = TerminalRenderer(console: console, noColorFlag: noColorFlag)
         if drawn, let size = terminal?.size { renderer.width = max(TerminalRenderer.minimumWidth, size.columns) }
         if !drawn { renderer.isTerminal = false }
@@ -143,8 +133,8 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             return !s.started && !s.closed
         }
         guard first, let terminal else { return }
-        if case .screen = display {
-            console.takeOver(self)
+        if display.paintsScreen {
+            display.begin(owner: self)
             terminal.setRepaint { [weak self] in self?.repaint(full: true) }
         }
         if interactive { terminal.setKeyHandler { [weak self] key in self?.handle(key) } }
@@ -172,7 +162,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                     s.password.resetKeystrokes()
                 }
                 s.screen = screen
-                guard case .lines = display else { return nil }
+                guard !display.paintsScreen else { return nil }
                 let line = s.renderer.line(for: displayed(screen, in: s))
                 // With keys but no drawing (stdout piped), the keys are said under the line.
                 guard interactive, person == nil, !line.isEmpty else { return line }
@@ -301,7 +291,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         let drawn = drawsScreen
         // Under the painting lock: a paint under way is written before the screen is given back,
         // and none comes after.
-        let ending = painting.withLock { _ in state.withLock { s -> (transcript: [LogLine], last: [String])? in
+        let ending = display.settled { state.withLock { s -> (transcript: [LogLine], last: [String])? in
             guard !s.closed else { return nil }
             s.closed = true
             s.password.wipe()
@@ -323,12 +313,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         terminal?.setRepaint(nil)
         terminal?.end()
         guard drawn else { return }
-        console.release()
-        for line in ending.transcript {
-            if line.toStandardError { console.err(line.text + "\n") } else { console.out(line.text + "\n") }
-        }
-        // The last frame as drawn: styled, its text escaped span by span in the renderer.
-        if !ending.last.isEmpty { console.draw(ending.last.joined(separator: "\n") + "\n\n") }
+        display.end(transcript: ending.transcript, lastFrame: ending.last)
     }
 
     // MARK: Keys
@@ -338,7 +323,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     private func handle(_ key: Key) {
         enum Deed {
-            case none, repaint, choose(String), submit(SecretBytes), back, leave
+            case none, repaint(full: Bool), choose(String), submit(SecretBytes), back, leave
         }
         let (deed, controls) = state.withLock { s -> (Deed, Controls) in
             guard let screen = s.screen else { return (.none, s.controls) }
@@ -349,19 +334,19 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                 return (.none, s.controls)
             case .focus(let index):
                 s.focus = index
-                return (.repaint, s.controls)
+                return (.repaint(full: false), s.controls)
             case .choose(let id, let index):
                 s.focus = index
                 return (.choose(id), s.controls)
             case .type(let character):
                 s.password.type(character)
-                return (.repaint, s.controls)
+                return (.repaint(full: false), s.controls)
             case .eraseCharacter:
                 s.password.eraseCharacter()
-                return (.repaint, s.controls)
+                return (.repaint(full: false), s.controls)
             case .eraseLine:
                 s.password.eraseLine()
-                return (.repaint, s.controls)
+                return (.repaint(full: false), s.controls)
             case .submitPassword:
                 return (.submit(s.password.take()), s.controls)
             case .back:
@@ -369,16 +354,15 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             case .leave:
                 return (.leave, s.controls)
             case .repaint:
-                return (.repaint, s.controls)
+                return (.repaint(full: false), s.controls)
             case .redraw:
-                s.painter.invalidate()
-                return (.repaint, s.controls)
+                return (.repaint(full: true), s.controls)
             }
         }
         switch deed {
         case .none: break
-        case .repaint:
-            if drawsScreen { repaint() } else if person == nil, let screen = lastScreen, !FlowKeys.choiceIDs(screen.content).isEmpty {
+        case .repaint(let full):
+            if drawsScreen { repaint(full: full) } else if person == nil, let screen = lastScreen, !FlowKeys.choiceIDs(screen.content).isEmpty {
                 // Line mode: say where the focus went.
                 let focus = state.withLock { $0.focus }
                 emitLine("  keys: " + keyHints(for: screen, focus: focus, controls: controls) + "\n")
@@ -409,9 +393,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             return nil
         }
         if let line {
-            if toStandardError { console.err(line + "\n") } else if case .lines(true) = display { console.err(line + "\n") } else {
-                console.out(line + "\n")
-            }
+            display.write(line + "\n", toStandardError: toStandardError)
         } else {
             repaint()
         }
@@ -419,17 +401,14 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     private func emitLine(_ line: String) {
         guard !line.isEmpty else { return }
-        if case .lines(true) = display { console.err(line) } else { console.out(line) }
+        display.write(line, toStandardError: false)
     }
 
     /// Paints the screen as it stands: only rows that changed, or everything when `full`.
     private func repaint(full: Bool = false) {
-        guard case .screen = display, let terminal else { return }
-        painting.withLock { _ in
-            let size = terminal.size
-            let bytes = state.withLock { s -> String in
-                guard s.started, !s.closed else { return "" }
-                if full { s.painter.invalidate() }
+        display.paint(full: full) { size in
+            state.withLock { s -> [String]? in
+                guard s.started, !s.closed else { return nil }
                 let fullWidth = max(TerminalRenderer.minimumWidth, size.columns)
                 s.renderer.width = fullWidth
                 var layout: PreviewLayout?
@@ -458,12 +437,10 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                 var renderer = s.renderer
                 renderer.width = fullWidth
                 let quiet = { (text: String) in renderer.quietLine(TextLayout.truncate(text, width: renderer.width)) }
-                let rows = ScreenPainter.layout(frame: frame, logs: s.logs.map(quiet), status: s.status.map(quiet),
-                                                hints: hints.map { renderer.quietLine(renderer.centred(TextLayout.truncate($0, width: renderer.width))) },
-                                                size: size)
-                return s.painter.paint(rows, size: size)
+                return ScreenPainter.layout(frame: frame, logs: s.logs.map(quiet), status: s.status.map(quiet),
+                                            hints: hints.map { renderer.quietLine(renderer.centred(TextLayout.truncate($0, width: renderer.width))) },
+                                            size: size)
             }
-            if !bytes.isEmpty { console.draw(bytes) }
         }
     }
 
