@@ -4,14 +4,10 @@ import Testing
 
 /// The table of docs/cli.md's "Interactive use" as a value: key × screen × focus → action.
 @Suite struct FlowKeysTests {
-    static let question = Screen(icon: "checkmark.circle", title: "Is the scale lined up?",
-                                 content: .actions([ScreenAction(id: "confirm", title: "Confirm", role: .primary),
-                                                    ScreenAction(id: "realign", title: "Re-align"),
-                                                    ScreenAction(id: "cancel", title: "Cancel")]))
-    static let mirrors = Screen(icon: "list.bullet.rectangle", title: "Choose your mirror",
-                                content: .pickList([PickItem(id: "a", title: "Hall"), PickItem(id: "b", title: "Lab"),
-                                                    PickItem(id: "c", title: "Shop")]))
-    static let password = Screen(icon: "lock.shield.fill", title: "Enter Backup Password", content: .passwordField(PasswordField()))
+    // The screens PresenterKeysTests presses keys on, here without a presenter.
+    static let question = PresenterKeysTests.question
+    static let mirrors = PresenterKeysTests.mirrors
+    static let password = PresenterKeysTests.password
     static let decrypting = Screen(icon: "lock.shield.fill", title: "Enter Backup Password",
                                    content: .passwordField(PasswordField(maskedLength: 4, status: .disabled)))
     static let unfocused = Screen(icon: "lock.shield.fill", title: "Enter Backup Password",

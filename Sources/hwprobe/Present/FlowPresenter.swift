@@ -5,18 +5,18 @@ import Synchronization
 
 /// Shows what flows publish and, at a terminal, takes the person's keys.
 ///
-/// Screens go to one of two displays: on a terminal, the whole alternate screen is painted (the
-/// frame, a log area for lines of the CLI's own and diagnostics, the key hints); anywhere else one
-/// plain line per change (stderr under `--json`, so stdout keeps its one object). Cues play on a
-/// haptic sink in order without holding up the screens; announcements are spoken on stderr with
-/// `-v`. When the terminal is given back, the log lines and the last screen are printed once, so
-/// what happened stays in the person's scrollback.
+/// Screens go to one of two displays (``FlowDisplay``): on a terminal, the whole alternate screen
+/// is painted (the frame, a log area for lines of the CLI's own and diagnostics, the key hints);
+/// anywhere else one plain line per change (stderr under `--json`, so stdout keeps its one object).
+/// Cues play on a haptic sink in order without holding up the screens; announcements are spoken on
+/// stderr with `-v`. When the terminal is given back, the log lines and the last screen are printed
+/// once, so what happened stays in the person's scrollback.
 ///
 /// Keys (docs/cli.md, "Interactive use") are decided by ``FlowKeys`` and carried out here: the
 /// focus moves, the command's controls are called, and a focused password field takes the typed
 /// characters into a ``PasswordEntry`` (one fixed secret buffer, handed over as a copy on Enter
 /// and wiped at once, never drawn). Cues go to a ``CuePlayer``; the status line's countdown comes
-/// from a ``CountdownTicker``.
+/// from a ``CountdownTicker``; the camera preview's room is a ``PreviewSlot``.
 final class FlowPresenter: Sendable, DiagnosticSink {
     private let console: Console
     private let cues: CuePlayer
@@ -60,21 +60,8 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         var controls = Controls()
         var started = false
         var closed = false
-        /// The camera preview, while one is shown (`beginPreview`).
-        var preview: PreviewState?
-        /// The claim that may draw it, and how many were made.
-        var previewClaim: Int?
-        var previewClaims = 0
-    }
-
-    /// The camera preview's part of the screen.
-    private struct PreviewState {
-        /// The camera's width over its height.
-        var aspect: Double
-        /// Where the last paint put it (nil: no room on this terminal).
-        var layout: PreviewLayout?
-        /// The rows drawn for a layout; shown only while the layout is still the same.
-        var shown: (layout: PreviewLayout, rows: [String])?
+        /// The camera preview's part of the screen.
+        var preview = PreviewSlot()
     }
 
     private let state: Mutex<State>
@@ -215,53 +202,31 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     /// A preview's claim on the screen: calls with an ended claim change nothing, so a preview
     /// still finishing a picture after it was ended cannot bring itself back.
-    struct PreviewClaim: Hashable, Sendable {
-        fileprivate let number: Int
-    }
+    typealias PreviewClaim = PreviewSlot.Claim
 
     /// Starts a preview's claim; nothing is drawn until `beginPreview`.
     func claimPreview() -> PreviewClaim {
-        state.withLock { s in
-            s.previewClaims += 1
-            s.preview = nil
-            s.previewClaim = s.previewClaims
-            return PreviewClaim(number: s.previewClaims)
-        }
+        state.withLock { $0.preview.claim() }
     }
 
     /// Makes room for a camera preview of a camera `aspect` times as wide as it is tall (beside or
     /// above the frame, as the terminal allows); the rows come with `showPreview`.
     func beginPreview(_ claim: PreviewClaim, aspect: Double) {
-        guard drawsScreen, aspect.isFinite, aspect > 0 else { return }
-        let changed = state.withLock { s -> Bool in
-            guard s.previewClaim == claim.number, s.preview?.aspect != aspect else { return false }
-            s.preview = PreviewState(aspect: aspect)
-            return true
-        }
-        if changed { repaint() }
+        guard drawsScreen else { return }
+        if state.withLock({ $0.preview.begin(claim, aspect: aspect) }) { repaint() }
     }
 
     /// The preview's place and size as last painted: what `showPreview` rows must be made for.
-    var previewLayout: PreviewLayout? { state.withLock { $0.preview?.layout } }
+    var previewLayout: PreviewLayout? { state.withLock { $0.preview.layout } }
 
     /// Draws `rows` (made for `layout`) as the preview, unless the layout has changed since.
     func showPreview(_ claim: PreviewClaim, rows: [String], for layout: PreviewLayout) {
-        let changed = state.withLock { s -> Bool in
-            guard s.previewClaim == claim.number, s.preview != nil, s.preview?.layout == layout else { return false }
-            s.preview?.shown = (layout, rows)
-            return true
-        }
-        if changed { repaint() }
+        if state.withLock({ $0.preview.show(claim, rows: rows, for: layout) }) { repaint() }
     }
 
     /// Takes the preview away for good; the frame gets the whole terminal again.
     func endPreview(_ claim: PreviewClaim) {
-        let had = state.withLock { s -> Bool in
-            guard s.previewClaim == claim.number else { return false }
-            defer { s.preview = nil; s.previewClaim = nil }
-            return s.preview != nil
-        }
-        if had { repaint() }
+        if state.withLock({ $0.preview.end(claim) }) { repaint() }
     }
 
     /// While a flow waits with a deadline, the status line says for what and how long is left.
@@ -289,15 +254,15 @@ final class FlowPresenter: Sendable, DiagnosticSink {
     func close() {
         countdown.stop()
         let drawn = drawsScreen
-        // Under the painting lock: a paint under way is written before the screen is given back,
-        // and none comes after.
+        // With no paint under way: one that was is written before the screen is given back, and
+        // none comes after.
         let ending = display.settled { state.withLock { s -> (transcript: [LogLine], last: [String])? in
             guard !s.closed else { return nil }
             s.closed = true
             s.password.wipe()
             guard drawn, s.started else { return ([], []) }
             var last: [String] = []
-            s.preview = nil
+            s.preview.clear()
             if let columns = terminal?.size.columns { s.renderer.width = max(TerminalRenderer.minimumWidth, columns) }
             if var plain = s.screen {
                 switch plain.content {
@@ -411,9 +376,8 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                 guard s.started, !s.closed else { return nil }
                 let fullWidth = max(TerminalRenderer.minimumWidth, size.columns)
                 s.renderer.width = fullWidth
-                var layout: PreviewLayout?
-                if let preview = s.preview, let beside = PreviewLayout.beside(size: size, aspect: preview.aspect) {
-                    layout = beside
+                let beside = s.preview.beside(size: size)
+                if let beside {
                     s.renderer.width = max(TerminalRenderer.minimumWidth, size.columns - beside.columns - PreviewLayout.gap - 1)
                 }
                 var frame: [String] = []
@@ -424,16 +388,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                     frame = s.renderer.frame(for: shown, focus: interactive && !FlowKeys.choiceIDs(shown.content).isEmpty ? s.focus : nil, typing: typing)
                     hints = interactive ? keyHints(for: shown, focus: s.focus, controls: s.controls) : nil
                 }
-                if let preview = s.preview {
-                    if layout == nil { layout = PreviewLayout.above(size: size, frameRows: frame.count, aspect: preview.aspect) }
-                    s.preview?.layout = layout
-                    if let layout {
-                        // Until rows for this layout come, the room stays blank (the frame does not jump).
-                        let rows = preview.shown.flatMap { $0.layout == layout ? $0.rows : nil }
-                            ?? Array(repeating: "", count: layout.rows)
-                        frame = Self.placing(rows, layout: layout, beside: frame, columns: size.columns)
-                    }
-                }
+                frame = s.preview.placing(in: frame, beside: beside, size: size)
                 var renderer = s.renderer
                 renderer.width = fullWidth
                 let quiet = { (text: String) in renderer.quietLine(TextLayout.truncate(text, width: renderer.width)) }
@@ -441,23 +396,6 @@ final class FlowPresenter: Sendable, DiagnosticSink {
                                             hints: hints.map { renderer.quietLine(renderer.centred(TextLayout.truncate($0, width: renderer.width))) },
                                             size: size)
             }
-        }
-    }
-
-    /// The frame's rows with the preview's: each frame row then the preview row at the preview's
-    /// column (beside), or the preview centred over the frame with a blank row between (above).
-    static func placing(_ preview: [String], layout: PreviewLayout, beside frame: [String], columns: Int) -> [String] {
-        switch layout.placement {
-        case .beside:
-            let column = columns - layout.columns
-            return (0..<max(frame.count, preview.count)).map { index in
-                let left = index < frame.count ? frame[index] : ""
-                guard index < preview.count else { return left }
-                return left + TerminalRenderer.ANSI.clearToEndOfLine + TerminalRenderer.ANSI.escape + "\(column)G" + preview[index]
-            }
-        case .above:
-            let margin = String(repeating: " ", count: max(0, (columns - layout.columns) / 2))
-            return preview.map { margin + $0 } + [""] + frame
         }
     }
 
