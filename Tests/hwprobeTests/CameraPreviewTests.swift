@@ -99,10 +99,10 @@ import Testing
 
     @Test func placedBesideTheFrameOrAboveIt() {
         let beside = PreviewLayout(placement: .beside, columns: 4, imageRows: 1)
-        let rows = FlowPresenter.placing(["abcd", "efgh"], layout: beside, beside: ["frame"], columns: 20)
+        let rows = PreviewSlot.placing(["abcd", "efgh"], layout: beside, beside: ["frame"], columns: 20)
         #expect(rows == ["frame\u{1B}[K\u{1B}[16Gabcd", "\u{1B}[K\u{1B}[16Gefgh"])
         let above = PreviewLayout(placement: .above, columns: 4, imageRows: 1)
-        #expect(FlowPresenter.placing(["abcd", "efgh"], layout: above, beside: ["frame"], columns: 20)
+        #expect(PreviewSlot.placing(["abcd", "efgh"], layout: above, beside: ["frame"], columns: 20)
                 == ["        abcd", "        efgh", "", "frame"])
     }
 }

@@ -5,42 +5,32 @@ import Synchronization
 
 /// Shows what flows publish and, at a terminal, takes the person's keys.
 ///
-/// Screens go to one of two displays: on a terminal, the whole alternate screen is painted (the
-/// frame, a log area for lines of the CLI's own and diagnostics, the key hints); anywhere else one
-/// plain line per change (stderr under `--json`, so stdout keeps its one object). Cues play on a
-/// haptic sink in order without holding up the screens; announcements are spoken on stderr with
-/// `-v`. When the terminal is given back, the log lines and the last screen are printed once, so
-/// what happened stays in the person's scrollback.
+/// Screens go to one of two displays (``FlowDisplay``): on a terminal, the whole alternate screen
+/// is painted (the frame, a log area for lines of the CLI's own and diagnostics, the key hints);
+/// anywhere else one plain line per change (stderr under `--json`, so stdout keeps its one object).
+/// Cues play on a haptic sink in order without holding up the screens; announcements are spoken on
+/// stderr with `-v`. When the terminal is given back, the log lines and the last screen are printed
+/// once, so what happened stays in the person's scrollback.
 ///
-/// Keys (docs/cli.md, "Interactive use"): Left/Right and Tab/Shift-Tab move between a screen's
-/// actions, Up/Down in a list, digits pick from a list, Enter takes the focused action, Esc or `q`
-/// leaves the way Ctrl-C does (unless the command gives Esc a meaning of its own on that screen,
-/// such as going back to the password field while decrypting). A focused password field takes the
-/// typed characters itself; they are kept in one fixed secret buffer (never a string, never an
-/// array that grows and leaves old copies behind), handed over as a copy on Enter and wiped at
-/// once, and never drawn.
+/// Keys (docs/cli.md, "Interactive use") are decided by ``FlowKeys`` and carried out here: the
+/// focus moves, the command's controls are called, and a focused password field takes the typed
+/// characters into a ``PasswordEntry`` (one fixed secret buffer, handed over as a copy on Enter
+/// and wiped at once, never drawn). Cues go to a ``CuePlayer``; the status line's countdown comes
+/// from a ``CountdownTicker``; the camera preview's room is a ``PreviewSlot``.
 final class FlowPresenter: Sendable, DiagnosticSink {
     private let console: Console
-    private let cues: AsyncStream<HapticCue>.Continuation
-    private let player: Task<Void, Never>
+    private let cues: CuePlayer
     private let verbose: Bool
     private let logCues: Bool
     /// Someone is there to press keys: actions are drawn with a focus and key hints.
     let interactive: Bool
     private let terminal: TerminalSession?
-    private let display: Display
+    /// The whole terminal painted, or one line per change.
+    private let display: any FlowDisplay
     /// For tests: the keys a scripted person presses when each screen appears.
     private let person: (@Sendable (Screen) -> [Key])?
-    /// The flows' clock, for counting down what they wait for.
-    private let clock: (any Clock<Duration>)?
-    private let countdown = Mutex<(generation: Int, task: Task<Void, Never>?)>((0, nil))
-
-    private enum Display {
-        /// The alternate screen of a terminal.
-        case screen
-        /// One line per change on stdout, or on stderr under `--json`.
-        case lines(toStandardError: Bool)
-    }
+    /// Counts down what the flows wait for, on their clock.
+    private let countdown: CountdownTicker
 
     /// What the command does with the person's choices.
     struct Controls: Sendable {
@@ -60,52 +50,29 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     private struct State {
         var renderer: TerminalRenderer
-        var painter = ScreenPainter()
         var screen: Screen?
         var focus = 0
-        /// The password being typed; wiped on submit and whenever the field goes away. As long
-        /// as a password file may be (PasswordFile.limit): keys beyond it are ignored.
-        let typed = SecretBytes(capacity: PasswordFile.limit)
-        var keystrokes = 0
+        /// The password being typed; wiped on submit, whenever the field goes away, and on close.
+        var password = PasswordEntry()
         var logs: [String] = []
         var transcript: [LogLine] = []
         var status: String?
         var controls = Controls()
         var started = false
         var closed = false
-        /// The camera preview, while one is shown (`beginPreview`).
-        var preview: PreviewState?
-        /// The claim that may draw it, and how many were made.
-        var previewClaim: Int?
-        var previewClaims = 0
-    }
-
-    /// The camera preview's part of the screen.
-    private struct PreviewState {
-        /// The camera's width over its height.
-        var aspect: Double
-        /// Where the last paint put it (nil: no room on this terminal).
-        var layout: PreviewLayout?
-        /// The rows drawn for a layout; shown only while the layout is still the same.
-        var shown: (layout: PreviewLayout, rows: [String])?
+        /// The camera preview's part of the screen.
+        var preview = PreviewSlot()
     }
 
     private let state: Mutex<State>
-    /// Held from working out a paint's bytes until they are written, so paints from different
-    /// tasks (a screen, the countdown, the camera preview) reach the terminal in the order their
-    /// differences were computed: the painter's idea of the screen stays the screen's.
-    private let painting = Mutex(())
 
     /// A line of the log area, and where it goes when the terminal is given back.
-    private struct LogLine: Sendable {
+    struct LogLine: Sendable {
         var text: String
         var toStandardError: Bool
     }
 
-    private var drawsScreen: Bool {
-        if case .screen = display { return true }
-        return false
-    }
+    private var drawsScreen: Bool { display.paintsScreen }
 
     /// The most lines kept for the transcript printed at the end.
     static let transcriptLimit = 2000
@@ -121,44 +88,23 @@ final class FlowPresenter: Sendable, DiagnosticSink {
          logCues: Bool = false, interactive: Bool = false, terminal: TerminalSession? = nil,
          person: (@Sendable (Screen) -> [Key])? = nil, clock: (any Clock<Duration>)? = nil) {
         self.console = console
-        self.clock = clock
+        countdown = CountdownTicker(clock: clock)
         self.verbose = verbose
         self.logCues = logCues
         self.interactive = interactive || person != nil
         self.person = person
         let drawn = !json && terminal?.drawsScreen == true
         self.terminal = drawn || interactive ? terminal : nil
-        display = drawn ? .screen : .lines(toStandardError: json)
+        if drawn, let terminal {
+            display = TerminalScreenDisplay(console: console, terminal: terminal)
+        } else {
+            display = LinePerScreenDisplay(console: console, toStandardError: json)
+        }
         var renderer = TerminalRenderer(console: console, noColorFlag: noColorFlag)
         if drawn, let size = terminal?.size { renderer.width = max(TerminalRenderer.minimumWidth, size.columns) }
         if !drawn { renderer.isTerminal = false }
         state = Mutex(State(renderer: renderer))
-        let (stream, continuation) = AsyncStream.makeStream(of: HapticCue.self, bufferingPolicy: .bufferingNewest(64))
-        cues = continuation
-        let reported = Locked(false)
-        player = Task {
-            guard let sink else {
-                for await _ in stream {}
-                return
-            }
-            // A new cue cuts the one still playing short (the sink's scheduler stops its motors),
-            // and starts only after that stop went out, so commands never interleave.
-            var playing: Task<Void, Never>?
-            for await cue in stream {
-                playing?.cancel()
-                playing = Task { [previous = playing] in
-                    await previous?.value
-                    do { try await sink.play(cue) } catch {
-                        // A vanished pad is reported once; the flow goes on without haptics.
-                        if reported.withLock({ let first = !$0; $0 = true; return first }) {
-                            console.diagnostic("hwprobe: \(error)")
-                        }
-                    }
-                }
-            }
-            await playing?.value
-            await sink.close()
-        }
+        cues = CuePlayer(sink: sink, console: console)
     }
 
     /// What the command does with Enter, Esc and typed passwords from now on.
@@ -174,8 +120,8 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             return !s.started && !s.closed
         }
         guard first, let terminal else { return }
-        if case .screen = display {
-            console.takeOver(self)
+        if display.paintsScreen {
+            display.begin(owner: self)
             terminal.setRepaint { [weak self] in self?.repaint(full: true) }
         }
         if interactive { terminal.setKeyHandler { [weak self] key in self?.handle(key) } }
@@ -196,14 +142,14 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         switch output {
         case .screen(let screen):
             let line = state.withLock { s -> String? in
-                let sameChoices = s.screen.map { Self.choiceIDs($0.content) == Self.choiceIDs(screen.content) } ?? false
+                let sameChoices = s.screen.map { FlowKeys.choiceIDs($0.content) == FlowKeys.choiceIDs(screen.content) } ?? false
                 if !sameChoices { s.focus = 0 }
-                if !Self.acceptsPassword(screen), !s.typed.isEmpty { s.typed.wipe() }
-                if Self.choiceIDs(s.screen?.content ?? .none) != Self.choiceIDs(screen.content) || !Self.acceptsPassword(screen) {
-                    s.keystrokes = 0
+                if !FlowKeys.acceptsPassword(screen) { s.password.wipe() }
+                if FlowKeys.choiceIDs(s.screen?.content ?? .none) != FlowKeys.choiceIDs(screen.content) || !FlowKeys.acceptsPassword(screen) {
+                    s.password.resetKeystrokes()
                 }
                 s.screen = screen
-                guard case .lines = display else { return nil }
+                guard !display.paintsScreen else { return nil }
                 let line = s.renderer.line(for: displayed(screen, in: s))
                 // With keys but no drawing (stdout piped), the keys are said under the line.
                 guard interactive, person == nil, !line.isEmpty else { return line }
@@ -213,7 +159,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             for key in person?(screen) ?? [] { press(key) }
         case .cue(let cue):
             if logCues { note("  ♪ " + describeCue(cue)) }
-            cues.yield(cue)
+            cues.play(cue)
         case .announcement(let announcement):
             if verbose { console.diagnostic("» \(announcement.text)") }
         case .event(.waiting(let what, let limit)):
@@ -256,122 +202,67 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     /// A preview's claim on the screen: calls with an ended claim change nothing, so a preview
     /// still finishing a picture after it was ended cannot bring itself back.
-    struct PreviewClaim: Hashable, Sendable {
-        fileprivate let number: Int
-    }
+    typealias PreviewClaim = PreviewSlot.Claim
 
     /// Starts a preview's claim; nothing is drawn until `beginPreview`.
     func claimPreview() -> PreviewClaim {
-        state.withLock { s in
-            s.previewClaims += 1
-            s.preview = nil
-            s.previewClaim = s.previewClaims
-            return PreviewClaim(number: s.previewClaims)
-        }
+        state.withLock { $0.preview.claim() }
     }
 
     /// Makes room for a camera preview of a camera `aspect` times as wide as it is tall (beside or
     /// above the frame, as the terminal allows); the rows come with `showPreview`.
     func beginPreview(_ claim: PreviewClaim, aspect: Double) {
-        guard drawsScreen, aspect.isFinite, aspect > 0 else { return }
-        let changed = state.withLock { s -> Bool in
-            guard s.previewClaim == claim.number, s.preview?.aspect != aspect else { return false }
-            s.preview = PreviewState(aspect: aspect)
-            return true
-        }
-        if changed { repaint() }
+        guard drawsScreen else { return }
+        if state.withLock({ $0.preview.begin(claim, aspect: aspect) }) { repaint() }
     }
 
     /// The preview's place and size as last painted: what `showPreview` rows must be made for.
-    var previewLayout: PreviewLayout? { state.withLock { $0.preview?.layout } }
+    var previewLayout: PreviewLayout? { state.withLock { $0.preview.layout } }
 
     /// Draws `rows` (made for `layout`) as the preview, unless the layout has changed since.
     func showPreview(_ claim: PreviewClaim, rows: [String], for layout: PreviewLayout) {
-        let changed = state.withLock { s -> Bool in
-            guard s.previewClaim == claim.number, s.preview != nil, s.preview?.layout == layout else { return false }
-            s.preview?.shown = (layout, rows)
-            return true
-        }
-        if changed { repaint() }
+        if state.withLock({ $0.preview.show(claim, rows: rows, for: layout) }) { repaint() }
     }
 
     /// Takes the preview away for good; the frame gets the whole terminal again.
     func endPreview(_ claim: PreviewClaim) {
-        let had = state.withLock { s -> Bool in
-            guard s.previewClaim == claim.number else { return false }
-            defer { s.preview = nil; s.previewClaim = nil }
-            return s.preview != nil
-        }
-        if had { repaint() }
+        if state.withLock({ $0.preview.end(claim) }) { repaint() }
     }
 
-    /// While a flow waits with a deadline, the status line says for what and how long is left,
-    /// once a second on the flow's clock (docs/cli.md: any wait over a second says so).
+    /// While a flow waits with a deadline, the status line says for what and how long is left.
     private func countDown(_ what: String?, limit: Duration) {
         guard drawsScreen else { return }
-        // Each countdown has a generation; a tick of an older one (already past its cancellation
-        // check) can then never write over what replaced it.
-        let generation = countdown.withLock { current -> Int in
-            current.task?.cancel()
-            current.generation += 1
-            current.task = nil
-            return current.generation
-        }
-        guard let what, let clock else {
-            tick(generation, nil)
-            return
-        }
-        let task = Task { [weak self] in
-            var left = limit
-            while left > .zero, !Task.isCancelled {
-                let seconds = Int(left.inSeconds.rounded(.up))
-                self?.tick(generation, "waiting for \(what): \(seconds) s left")
-                let step = min(left, .seconds(1))
-                guard (try? await clock.sleep(for: step)) != nil else { return }
-                left -= step
+        countdown.count(what, limit: limit) { [weak self] line, stillCurrent in
+            guard let self else { return }
+            let changed = state.withLock { s -> Bool in
+                guard stillCurrent(), s.status != line else { return false }
+                s.status = line
+                return true
             }
+            if changed { repaint() }
         }
-        countdown.withLock { current in
-            if current.generation == generation { current.task = task } else { task.cancel() }
-        }
-    }
-
-    /// The countdown's status line, if `generation` is still the current countdown.
-    private func tick(_ generation: Int, _ line: String?) {
-        let current = countdown.withLock { $0.generation == generation }
-        guard current else { return }
-        let changed = state.withLock { s -> Bool in
-            guard countdown.withLock({ $0.generation == generation }), s.status != line else { return false }
-            s.status = line
-            return true
-        }
-        if changed { repaint() }
     }
 
     /// Waits for queued cues to finish playing, then gives the terminal back and prints the log
     /// lines and the last screen as they stood (without actions nobody can press any more).
     func finish() async {
-        cues.finish()
-        await player.value
+        await cues.finish()
         close()
     }
 
     /// Gives the terminal back (idempotent); see ``finish()``.
     func close() {
-        countdown.withLock { current in
-            current.generation += 1
-            current.task?.cancel()
-        }
+        countdown.stop()
         let drawn = drawsScreen
-        // Under the painting lock: a paint under way is written before the screen is given back,
-        // and none comes after.
-        let ending = painting.withLock { _ in state.withLock { s -> (transcript: [LogLine], last: [String])? in
+        // With no paint under way: one that was is written before the screen is given back, and
+        // none comes after.
+        let ending = display.settled { state.withLock { s -> (transcript: [LogLine], last: [String])? in
             guard !s.closed else { return nil }
             s.closed = true
-            s.typed.wipe()
+            s.password.wipe()
             guard drawn, s.started else { return ([], []) }
             var last: [String] = []
-            s.preview = nil
+            s.preview.clear()
             if let columns = terminal?.size.columns { s.renderer.width = max(TerminalRenderer.minimumWidth, columns) }
             if var plain = s.screen {
                 switch plain.content {
@@ -387,12 +278,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
         terminal?.setRepaint(nil)
         terminal?.end()
         guard drawn else { return }
-        console.release()
-        for line in ending.transcript {
-            if line.toStandardError { console.err(line.text + "\n") } else { console.out(line.text + "\n") }
-        }
-        // The last frame as drawn: styled, its text escaped span by span in the renderer.
-        if !ending.last.isEmpty { console.draw(ending.last.joined(separator: "\n") + "\n\n") }
+        display.end(transcript: ending.transcript, lastFrame: ending.last)
     }
 
     // MARK: Keys
@@ -402,81 +288,46 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     private func handle(_ key: Key) {
         enum Deed {
-            case none, repaint, choose(String), submit(SecretBytes), back, leave
+            case none, repaint(full: Bool), choose(String), submit(SecretBytes), back, leave
         }
         let (deed, controls) = state.withLock { s -> (Deed, Controls) in
             guard let screen = s.screen else { return (.none, s.controls) }
-            if Self.acceptsPassword(screen) {
-                switch key {
-                case .character(let character):
-                    // A password is at most as long as a password file may be: the rest of a paste of
-                    // a whole file (100 k characters) is dropped without a repaint each, instead of
-                    // stalling the screen for seconds.
-                    guard s.typed.count + character.utf8.count <= PasswordFile.limit else { return (.none, s.controls) }
-                    // Straight from the character's own bytes: no string or array in between.
-                    s.typed.append(contentsOf: character.utf8)
-                    s.keystrokes += 1
-                    return (.repaint, s.controls)
-                case .backspace:
-                    // Back over one whole character: its UTF-8 continuation bytes, then its lead byte.
-                    while let last = s.typed.last, last & 0xC0 == 0x80 { s.typed.removeLast() }
-                    if !s.typed.isEmpty { s.typed.removeLast() }
-                    s.keystrokes += 1
-                    return (.repaint, s.controls)
-                case .eraseLine:
-                    s.typed.wipe()
-                    s.keystrokes += 1
-                    return (.repaint, s.controls)
-                case .enter:
-                    let password = s.typed.withUnsafeBytes { SecretBytes(copying: $0) }
-                    s.typed.wipe()
-                    s.keystrokes = 0
-                    return (.submit(password), s.controls)
-                case .escape, .interrupt:
-                    return (.leave, s.controls)
-                case .endOfInput:
-                    return (s.typed.isEmpty ? .leave : .none, s.controls)
-                case .redraw:
-                    return (.repaint, s.controls)
-                default:
-                    return (.none, s.controls)
-                }
-            }
-            let choices = Self.choiceIDs(screen.content)
-            switch key {
-            case .left, .backTab, .up:
-                guard !choices.isEmpty else { return (.none, s.controls) }
-                if case .pickList = screen.content, key != .up { return (.none, s.controls) }
-                if case .actions = screen.content, key == .up { return (.none, s.controls) }
-                s.focus = max(0, s.focus - 1)
-                return (.repaint, s.controls)
-            case .right, .tab, .down:
-                guard !choices.isEmpty else { return (.none, s.controls) }
-                if case .pickList = screen.content, key == .right || key == .tab { return (.none, s.controls) }
-                if case .actions = screen.content, key == .down { return (.none, s.controls) }
-                s.focus = min(choices.count - 1, s.focus + 1)
-                return (.repaint, s.controls)
-            case .character(let character) where character.isNumber && character != "0":
-                guard case .pickList = screen.content, let digit = character.wholeNumberValue, choices.indices.contains(digit - 1)
-                else { return (.none, s.controls) }
-                s.focus = digit - 1
-                return (.choose(choices[digit - 1]), s.controls)
-            case .enter:
-                guard choices.indices.contains(s.focus) else { return (.none, s.controls) }
-                return (.choose(choices[s.focus]), s.controls)
-            case .escape, .character("q"), .character("Q"), .interrupt:
-                return (s.controls.backLabel(screen) != nil && key == .escape ? .back : .leave, s.controls)
-            case .redraw:
-                s.painter.invalidate()
-                return (.repaint, s.controls)
-            default:
+            let keys = FlowKeys(screen: screen, focus: s.focus, typedBytes: s.password.byteCount,
+                                escapeGoesBack: s.controls.backLabel(screen) != nil)
+            switch keys.action(for: key) {
+            case .ignore:
                 return (.none, s.controls)
+            case .focus(let index):
+                s.focus = index
+                return (.repaint(full: false), s.controls)
+            case .choose(let id, let index):
+                s.focus = index
+                return (.choose(id), s.controls)
+            case .type(let character):
+                s.password.type(character)
+                return (.repaint(full: false), s.controls)
+            case .eraseCharacter:
+                s.password.eraseCharacter()
+                return (.repaint(full: false), s.controls)
+            case .eraseLine:
+                s.password.eraseLine()
+                return (.repaint(full: false), s.controls)
+            case .submitPassword:
+                return (.submit(s.password.take()), s.controls)
+            case .back:
+                return (.back, s.controls)
+            case .leave:
+                return (.leave, s.controls)
+            case .repaint:
+                return (.repaint(full: false), s.controls)
+            case .redraw:
+                return (.repaint(full: true), s.controls)
             }
         }
         switch deed {
         case .none: break
-        case .repaint:
-            if drawsScreen { repaint() } else if person == nil, let screen = lastScreen, !Self.choiceIDs(screen.content).isEmpty {
+        case .repaint(let full):
+            if drawsScreen { repaint(full: full) } else if person == nil, let screen = lastScreen, !FlowKeys.choiceIDs(screen.content).isEmpty {
                 // Line mode: say where the focus went.
                 let focus = state.withLock { $0.focus }
                 emitLine("  keys: " + keyHints(for: screen, focus: focus, controls: controls) + "\n")
@@ -507,9 +358,7 @@ final class FlowPresenter: Sendable, DiagnosticSink {
             return nil
         }
         if let line {
-            if toStandardError { console.err(line + "\n") } else if case .lines(true) = display { console.err(line + "\n") } else {
-                console.out(line + "\n")
-            }
+            display.write(line + "\n", toStandardError: toStandardError)
         } else {
             repaint()
         }
@@ -517,68 +366,36 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     private func emitLine(_ line: String) {
         guard !line.isEmpty else { return }
-        if case .lines(true) = display { console.err(line) } else { console.out(line) }
+        display.write(line, toStandardError: false)
     }
 
     /// Paints the screen as it stands: only rows that changed, or everything when `full`.
     private func repaint(full: Bool = false) {
-        guard case .screen = display, let terminal else { return }
-        painting.withLock { _ in
-            let size = terminal.size
-            let bytes = state.withLock { s -> String in
-                guard s.started, !s.closed else { return "" }
-                if full { s.painter.invalidate() }
+        display.paint(full: full) { size in
+            state.withLock { s -> [String]? in
+                guard s.started, !s.closed else { return nil }
                 let fullWidth = max(TerminalRenderer.minimumWidth, size.columns)
                 s.renderer.width = fullWidth
-                var layout: PreviewLayout?
-                if let preview = s.preview, let beside = PreviewLayout.beside(size: size, aspect: preview.aspect) {
-                    layout = beside
+                let beside = s.preview.beside(size: size)
+                if let beside {
                     s.renderer.width = max(TerminalRenderer.minimumWidth, size.columns - beside.columns - PreviewLayout.gap - 1)
                 }
                 var frame: [String] = []
                 var hints: String?
                 if let screen = s.screen {
                     let shown = displayed(screen, in: s)
-                    let typing = Self.acceptsPassword(shown) && interactive ? PasswordTyping(isEmpty: s.typed.isEmpty, keystrokes: s.keystrokes) : nil
-                    frame = s.renderer.frame(for: shown, focus: interactive && !Self.choiceIDs(shown.content).isEmpty ? s.focus : nil, typing: typing)
+                    let typing = FlowKeys.acceptsPassword(shown) && interactive ? s.password.typing : nil
+                    frame = s.renderer.frame(for: shown, focus: interactive && !FlowKeys.choiceIDs(shown.content).isEmpty ? s.focus : nil, typing: typing)
                     hints = interactive ? keyHints(for: shown, focus: s.focus, controls: s.controls) : nil
                 }
-                if let preview = s.preview {
-                    if layout == nil { layout = PreviewLayout.above(size: size, frameRows: frame.count, aspect: preview.aspect) }
-                    s.preview?.layout = layout
-                    if let layout {
-                        // Until rows for this layout come, the room stays blank (the frame does not jump).
-                        let rows = preview.shown.flatMap { $0.layout == layout ? $0.rows : nil }
-                            ?? Array(repeating: "", count: layout.rows)
-                        frame = Self.placing(rows, layout: layout, beside: frame, columns: size.columns)
-                    }
-                }
+                frame = s.preview.placing(in: frame, beside: beside, size: size)
                 var renderer = s.renderer
                 renderer.width = fullWidth
                 let quiet = { (text: String) in renderer.quietLine(TextLayout.truncate(text, width: renderer.width)) }
-                let rows = ScreenPainter.layout(frame: frame, logs: s.logs.map(quiet), status: s.status.map(quiet),
-                                                hints: hints.map { renderer.quietLine(renderer.centred(TextLayout.truncate($0, width: renderer.width))) },
-                                                size: size)
-                return s.painter.paint(rows, size: size)
+                return ScreenPainter.layout(frame: frame, logs: s.logs.map(quiet), status: s.status.map(quiet),
+                                            hints: hints.map { renderer.quietLine(renderer.centred(TextLayout.truncate($0, width: renderer.width))) },
+                                            size: size)
             }
-            if !bytes.isEmpty { console.draw(bytes) }
-        }
-    }
-
-    /// The frame's rows with the preview's: each frame row then the preview row at the preview's
-    /// column (beside), or the preview centred over the frame with a blank row between (above).
-    static func placing(_ preview: [String], layout: PreviewLayout, beside frame: [String], columns: Int) -> [String] {
-        switch layout.placement {
-        case .beside:
-            let column = columns - layout.columns
-            return (0..<max(frame.count, preview.count)).map { index in
-                let left = index < frame.count ? frame[index] : ""
-                guard index < preview.count else { return left }
-                return left + TerminalRenderer.ANSI.clearToEndOfLine + TerminalRenderer.ANSI.escape + "\(column)G" + preview[index]
-            }
-        case .above:
-            let margin = String(repeating: " ", count: max(0, (columns - layout.columns) / 2))
-            return preview.map { margin + $0 } + [""] + frame
         }
     }
 
@@ -592,36 +409,6 @@ final class FlowPresenter: Sendable, DiagnosticSink {
 
     /// The key hint line: which keys do what on this screen.
     private func keyHints(for screen: Screen, focus: Int, controls: Controls) -> String {
-        let back = controls.backLabel(screen)
-        let escape = back.map { "Esc \($0)" } ?? "Esc quit"
-        switch screen.content {
-        case .actions(let actions) where actions.count > 1:
-            let focused = actions.indices.contains(focus) ? actions[focus].title : actions[0].title
-            return "←/→ move · Enter \(focused) · \(escape)"
-        case .actions(let actions):
-            return "Enter \(actions.first?.title ?? "") · \(escape)"
-        case .pickList(let items) where !items.isEmpty:
-            let digits = items.count == 1 ? "1" : "1–\(min(9, items.count))"
-            return "↑/↓ move · \(digits) pick · Enter choose · \(escape)"
-        case .passwordField(let field) where field.status != .disabled:
-            return "type the password · Enter open · Esc cancel"
-        default:
-            return back == nil ? "Esc or q quit" : "\(escape) · Ctrl-C quit"
-        }
+        FlowKeys.hints(for: screen, focus: focus, back: controls.backLabel(screen))
     }
-
-    private static func acceptsPassword(_ screen: Screen) -> Bool {
-        if case .passwordField(let field) = screen.content { return field.status != .disabled && field.focused }
-        return false
-    }
-
-    /// The ids a person can choose from on this content, in order.
-    private static func choiceIDs(_ content: ScreenContent) -> [String] {
-        switch content {
-        case .actions(let actions): actions.map(\.id)
-        case .pickList(let items): items.map(\.id)
-        default: []
-        }
-    }
-
 }
