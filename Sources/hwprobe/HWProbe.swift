@@ -119,6 +119,7 @@ struct HWProbe: Sendable {
         let console = console
         transports.replayWarning = { console.errLines("hwprobe: \($0)\n") }
         transports.pairing = try AutoPairing(invocation, console: console)
+        transports.bondEnvironment = console.environment
         defer { transports.pairing?.dismissPrompts() }
         // A cassette carries what a capture does: the same rules, checked as early.
         let recordPath = invocation.value("--record")

@@ -89,6 +89,38 @@ struct PairBumbleCentralTests {
         }
     }
 
+    /// `serve --pairing required --privacy` (issue 29): bumble's central finds the device at a
+    /// resolvable private address, pairs, and receives an IRK and an identity address: the
+    /// identity is the profile's static random address (not the private one, not the
+    /// controller's public one), and the IRK made the address the central connected to. What
+    /// the central received is its own event (`keys`, with `revealKeys`).
+    @Test func privacyAdvertisesFromAPrivateAddressAndDistributesTheIRKThatMadeIt() async throws {
+        let central = try await Self.central(["io": "none", "revealKeys": true])
+        try await Self.serving(central, ["--privacy"]) { served in
+            let scan = try await central.checkedCommand(["cmd": "scan", "seconds": 1.5])
+            let devices = scan["devices"] as? [[String: Any]] ?? []
+            let seen = try #require(devices.first { $0["name"] as? String == "Paired Thermo" }, "\(devices)\n\(served.stdout)")
+            let rpaText = String((seen["address"] as? String ?? "").prefix(17))
+            let rpa = try #require(BLEAddress(string: rpaText, defaultKind: .random), "\(seen)")
+            #expect(ResolvablePrivateAddress.isResolvable(rpa), "serve advertised from \(rpaText), not a private address")
+            #expect(!devices.contains { ($0["address"] as? String ?? "").hasPrefix(Self.address) }, "the identity advertised too: \(devices)")
+
+            let mark = try await central.eventMark()
+            try await central.checkedCommand(["cmd": "connect", "address": rpaText + "/random", "timeout": 10])
+            _ = try await central.waitForEvent("paired", since: mark, timeout: .seconds(10))
+            let received = try #require(try await central.events(since: mark).events
+                .first { $0.name == "keys" && $0.string("direction") == "received" })
+            let values = received.fields["values"] as? [String: Any] ?? [:]
+            #expect(values["identityAddress"] as? String == Self.address + "/random", "\(received)")
+            // bumble keeps SMP's octet order, least significant first.
+            let irkWire = try #require(Hex.bytes(values["irk"] as? String ?? ""), "\(received)")
+            let irk = try #require(SecurityKey(bytes: irkWire.reversed()))
+            #expect(!irk.isZero)
+            #expect(ResolvablePrivateAddress.resolves(rpa, with: irk), "the IRK given does not resolve \(rpaText)")
+            try await central.checkedCommand(["cmd": "disconnect"])
+        }
+    }
+
     /// Passkey Entry the other way: serve shows it (`--io display`), the central's user types it.
     @Test func passkeyShownByServeIsTypedOnTheCentral() async throws {
         let central = try await Self.central(["io": "keyboard", "mitm": true])

@@ -26,6 +26,22 @@ import Testing
         #expect(second[1].device == #"{"path":"/dev/ttyUSB0"}"#, "a removal carries the device as it was")
     }
 
+    @Test func aResolvedDeviceIsOneDeviceUnderItsIdentityWhateverItsPrivateAddress() throws {
+        var state = WatchState()
+        var first = Self.peripheral("B0:B0:B0:00:00:2D")
+        first.resolvedFrom = "4A:11:22:33:44:55"
+        var renewed = first
+        renewed.resolvedFrom = "57:66:77:88:99:AA"
+        #expect(state.heard(first, at: .zero) == nil)
+        let heard = state.heard(renewed, at: .milliseconds(100))
+        let added = try #require(heard)
+        #expect(added.kind == .added)
+        #expect(added.device.contains(#""address":"B0:B0:B0:00:00:2D""#) && added.device.contains(#""resolvedFrom":"57:66:77:88:99:AA""#),
+                "\(added.device)")
+        #expect(added.summary.contains("B0:B0:B0:00:00:2D (resolved from 57:66:77:88:99:AA)"), "\(added.summary)")
+        #expect(state.heard(first, at: .seconds(1)) == nil, "a new private address is not a new device")
+    }
+
     @Test func peripheralsComeChangeOnlyWithTheirReadingAndGoAfterTenSeconds() {
         var state = WatchState()
         #expect(state.heard(Self.peripheral("AA:00:00:00:00:01"), at: .zero) == nil, "announced once its picture is whole")

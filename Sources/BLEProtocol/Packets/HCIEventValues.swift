@@ -17,6 +17,9 @@ public struct LEAdvertisingReport: Hashable, Sendable {
     public var isScanResponse: Bool
     /// Sent with a legacy advertising PDU (always true for the legacy report event).
     public var isLegacy: Bool
+    /// The identity address behind `address` when it is a resolvable private address one of
+    /// our bonds' IRKs made (``AddressResolver``); nil as parsed.
+    public var resolvedIdentity: BLEAddress?
 
     /// Builds a report from values already decoded, as the event parser does.
     public init(address: BLEAddress, rssi: Int8, data: [UInt8], connectable: Bool, scannable: Bool,

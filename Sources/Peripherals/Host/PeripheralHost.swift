@@ -38,13 +38,18 @@ package actor PeripheralHost {
         /// `serve --pairing required`: every ATT request but Exchange MTU is refused until the
         /// link has this security (``ATTSecurityGate``); nil: each attribute's own requirement only.
         package var requiredSecurity: SecurityLevel?
+        /// `serve --privacy`: advertise from resolvable private addresses made with this IRK
+        /// (ours, kept in the bond store and distributed when pairing), renewed as it says; nil:
+        /// from the identity address.
+        package var privacy: PrivateAddressRotation?
 
         package init(advertising: AdvertisingChoice = .automatic, publicAddress: Bool = false, name: String? = nil,
-                     requiredSecurity: SecurityLevel? = nil) {
+                     requiredSecurity: SecurityLevel? = nil, privacy: PrivateAddressRotation? = nil) {
             self.advertising = advertising
             self.publicAddress = publicAddress
             self.name = name
             self.requiredSecurity = requiredSecurity
+            self.privacy = privacy
         }
     }
 
@@ -95,6 +100,9 @@ package actor PeripheralHost {
     /// What advertises now, and the peripheral's advertising it came from.
     private var advertisedFrom: VirtualAdvertising?
     private var advertisingOn = false
+    /// Our private address and when it is renewed (`options.privacy`).
+    private var privacy: PrivateAddressRotation?
+    private var random = SecurityRandom.system
 
     package init(host: HCIHost, peripheral: any VirtualPeripheral, clock: any Clock<Duration>, options: Options = Options(),
                  observer: @escaping @Sendable (Event) -> Void = { _ in },
@@ -104,6 +112,7 @@ package actor PeripheralHost {
         self.peripheral = peripheral
         timebase = Timebase(clock)
         self.options = options
+        privacy = options.privacy
         self.observer = observer
         (inputs, input) = AsyncStream.makeStream(of: Input.self)
     }
@@ -298,7 +307,9 @@ package actor PeripheralHost {
     }
 
     private func rescheduleTimer() {
-        let deadline = peripheral.nextDeadline
+        // A private address is renewed while advertising; not under a connected central's feet.
+        let renewal = advertisingOn && link == nil ? privacy?.renewalDue : nil
+        let deadline = [peripheral.nextDeadline, renewal].compactMap { $0 }.min()
         guard deadline != timerDeadline else { return }
         timer?.cancel()
         timerDeadline = deadline
@@ -319,7 +330,8 @@ package actor PeripheralHost {
     private func reconcileAdvertising() async {
         guard link == nil || peripheral.advertisesWhileConnected else { return }
         if peripheral.isAdvertising {
-            guard !advertisingOn || peripheral.advertising != advertisedFrom else { return }
+            let renewing = advertisingOn && link == nil && privacy?.isDue(at: timebase.now) == true
+            guard !advertisingOn || peripheral.advertising != advertisedFrom || renewing else { return }
             do throws(BLEError) { try await advertiseIfDue() } catch { observer(.advertisingFailed("\(error)")) }
         } else if advertisingOn {
             await host.stopAdvertising()
@@ -331,14 +343,35 @@ package actor PeripheralHost {
         guard peripheral.isAdvertising, link == nil || peripheral.advertisesWhileConnected else { return }
         let advertising = peripheral.advertising
         let localAddress = await host.localAddress
-        let random = Self.randomAddress(for: peripheral.address, publicAddress: options.publicAddress, controllerHasPublic: localAddress != nil)
+        let identity = Self.randomAddress(for: peripheral.address, publicAddress: options.publicAddress, controllerHasPublic: localAddress != nil)
         let extended = await host.supportsExtendedAdvertising()
         let form = Self.form(for: advertising.form, choice: options.advertising, name: options.name, extendedAvailable: extended)
-        let setup = AdvertisingSetup(form: form, connectable: advertising.connectable, interval: advertising.interval, randomAddress: random)
-        try await host.advertise(setup)
+        var setup = AdvertisingSetup(form: form, connectable: advertising.connectable, interval: advertising.interval, randomAddress: identity)
+        if var rotation = privacy, let identityAddress = identity ?? localAddress {
+            do throws(SecurityCryptoError) {
+                let address = try rotation.address(at: timebase.now, random: &random)
+                privacy = rotation
+                setup.randomAddress = address
+                setup.identityAddress = identityAddress
+            } catch {
+                observer(.advertisingFailed("no private address could be made (\(error)); advertising from \(identityAddress)"))
+            }
+        }
+        do {
+            try await host.advertise(setup)
+        } catch {
+            guard setup.identityAddress != nil else { throw error }
+            // A controller that refuses the private address (LE Set Random Address while it
+            // is busy, or not at all): the identity instead, and say so.
+            observer(.advertisingFailed("the controller refused the private address (\(error)); advertising from the identity address"))
+            privacy = nil
+            setup.randomAddress = identity
+            setup.identityAddress = nil
+            try await host.advertise(setup)
+        }
         advertisedFrom = advertising
         advertisingOn = true
-        observer(.advertising(setup, address: random ?? localAddress))
+        observer(.advertising(setup, address: setup.randomAddress ?? localAddress))
     }
 
     /// The peripheral's own address when it is a static random one (so a served device keeps the

@@ -176,7 +176,7 @@ enum Commands {
                         Example(line: "hwprobe haptics --device replay:pad.cassette --cue success",
                                 what: "play nothing: check the cue still sends those commands at those offsets (within 5 ms), exit 1 with the difference if not"),
                     ]),
-        CommandSpec(name: "serve", synopsis: "hwprobe serve --hci URI DEVICE [--name NAME] [--seconds S] [--pairing off|optional|required] [--io CAPABILITY] [--passkey N] [--record FILE] [--json]",
+        CommandSpec(name: "serve", synopsis: "hwprobe serve --hci URI DEVICE [--name NAME] [--seconds S] [--pairing off|optional|required [--privacy]] [--io CAPABILITY] [--passkey N] [--record FILE] [--json]",
                     summary: "Be the device: advertise DEVICE on the controller and answer as its GATT server, so that an app, a phone "
                         + "or another host can connect to it as to the real one. DEVICE is mirror-v1[?fault=…&deviation=…] (the bench's "
                         + "mirror), standard-scale[?weight=KG], replay:FILE[?address=ADDR] (a cassette's device, answering as recorded) "
@@ -190,6 +190,9 @@ enum Commands {
                               OptionSpec(name: "--pairing", valueName: "MODE",
                                          help: "off (refuse pairing, the default), optional (pair when the central asks), required "
                                          + "(ask the central to pair at once)", value: .choice(["off", "optional", "required"])),
+                              OptionSpec(name: "--privacy",
+                                         help: "with --pairing: advertise from resolvable private addresses made with hwprobe's own IRK "
+                                         + "(kept in the bond store, given to centrals that bond), a new one every 15 minutes"),
                               OptionSpec(name: "--io", valueName: "CAPABILITY",
                                          help: "what the served device can show and type when pairing (default: none, keyboard-display with --passkey)",
                                          value: .choice(["display", "display-yes-no", "keyboard", "keyboard-display", "none"])),

@@ -177,7 +177,8 @@ struct ListCommand: Sendable {
                                      driver: claim?.descriptor.id,
                                      kind: claim?.descriptor.kind.rawValue ?? (likeness != nil ? DeviceKind.scale.rawValue : nil),
                                      weightKg: weight,
-                                     addressType: device.address.kind.rawValue, reason: claim?.reason, hint: likeness?.hint, note: note)
+                                     addressType: device.address.kind.rawValue, reason: claim?.reason, hint: likeness?.hint, note: note,
+                                     resolvedFrom: device.resolvedFrom?.description)
     }
 }
 

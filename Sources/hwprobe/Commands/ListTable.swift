@@ -35,7 +35,7 @@ enum ListTable {
         section("Serial ports", report.serialPorts.map { [$0.path] }, empty: "none")
         if !report.peripherals.isEmpty || report.problems.contains(where: { $0.section == .peripherals }) {
             section("BLE peripherals", report.peripherals.map { p in
-                [p.hci, p.address, p.addressType, p.name ?? "(no name)", "\(p.rssi) dBm", claim(p),
+                [p.hci, p.shownAddress, p.addressType, p.name ?? "(no name)", "\(p.rssi) dBm", claim(p),
                  p.weightKg.map { "\(formatKilograms($0)) kg" } ?? p.note.map { "(\($0))" } ?? "", p.services.joined(separator: ",")]
             }, empty: "none seen")
         }

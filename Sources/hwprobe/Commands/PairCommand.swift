@@ -133,6 +133,27 @@ enum PairingOptions {
         return value
     }
 
+    /// The bond store of the controller `host` opened, with our own identity (IRK) made and kept
+    /// in it the first time (issue 29: one IRK per controller identity, so a central that bonded
+    /// with us recognises our private addresses across runs).
+    static func bondStoreWithOwnIdentity(host: HCIHost, environment: [String: String]) async throws(CLIFailure) -> (StoredBonds, LocalIdentity) {
+        guard let controller = await host.localAddress else {
+            throw CLIFailure(kind: .unsupported, message: "the controller has no public address to keep bonds under")
+        }
+        var random = SecurityRandom.system
+        do {
+            let path = try BondStore.defaultPath(controller: controller, environment: environment)
+            var existing = try BondStore.load(controller: controller, path: path)
+            if existing.localIdentity == nil {
+                existing = try BondStore.update(controller: controller, path: path) { _ = $0.ensureLocalIdentity(address: controller, random: &random) }
+            }
+            guard let identity = existing.localIdentity else { throw BondStoreError.damaged(.bonds, path: path, reason: "it keeps no identity") }
+            return (StoredBonds(existing), identity)
+        } catch {
+            throw CLIFailure(kind: .permission, message: "\(error)")
+        }
+    }
+
     /// The bond store of the controller `host` opened, read now.
     static func bondStore(host: HCIHost, environment: [String: String]) async throws(CLIFailure) -> StoredBonds {
         guard let controller = await host.localAddress else {

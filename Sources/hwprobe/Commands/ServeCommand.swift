@@ -58,6 +58,7 @@ struct ServeCommand: Sendable {
         let screen = Locked<ServeScreen?>(nil)
         var options = device.options
         options.requiredSecurity = pairing.requiredSecurity
+        options.privacy = pairing.privacy
         let server = PeripheralHost(host: central.host, peripheral: device.peripheral, clock: deviceClock, options: options) { event in
             if pairing.mode == "required", case .connected(let info) = event {
                 // Ask the central to pair (or encrypt with its bond) at once (Security Request).
@@ -124,6 +125,8 @@ struct ServeCommand: Sendable {
     struct ServedPairing: Sendable {
         var mode: String
         var requiredSecurity: SecurityLevel?
+        /// `--privacy`: advertise from private addresses made with our IRK.
+        var privacy: PrivateAddressRotation?
     }
 
     /// `--pairing off|optional|required` with `--io` and `--passkey`: the host pairs as the
@@ -136,14 +139,22 @@ struct ServeCommand: Sendable {
         guard ["off", "optional", "required"].contains(pairing) else {
             throw CLIFailure(kind: .usage, message: "--pairing \(pairing): use off, optional or required")
         }
-        guard pairing != "off" else { return ServedPairing(mode: pairing) }
+        guard pairing != "off" else {
+            if invocation.has("--privacy") {
+                throw CLIFailure(kind: .usage, message: "--privacy needs --pairing optional or required: only a central we bonded with "
+                                 + "gets the key that recognises our private addresses")
+            }
+            return ServedPairing(mode: pairing)
+        }
         let passkey = try PairingOptions.passkey(invocation.value("--passkey"))
         let io = try PairingOptions.ioCapability(invocation.value("--io"), passkey: passkey)
-        let bonds = try await PairingOptions.bondStore(host: host, environment: console.environment)
-        let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput)
+        let (bonds, identity) = try await PairingOptions.bondStoreWithOwnIdentity(host: host, environment: console.environment)
+        var configuration = SecurityConfiguration(ioCapability: io, requiresMITM: io != .noInputNoOutput)
+        configuration.localIdentity = identity
         await host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds, delegate: person ?? UnattendedPairing(passkey: passkey, console: console)))
         let required: SecurityLevel? = pairing == "required" ? (configuration.requiresMITM ? .authenticated : .encrypted) : nil
-        return ServedPairing(mode: pairing, requiredSecurity: required)
+        let privacy = invocation.has("--privacy") ? PrivateAddressRotation(irk: identity.irk) : nil
+        return ServedPairing(mode: pairing, requiredSecurity: required, privacy: privacy)
     }
 
     /// Runs `server` until it is cancelled; the controller's failure, if it fails, as the CLI says it.

@@ -1,4 +1,5 @@
 import HAL
+import BLEProtocol
 import Transports
 import Peripherals
 import VirtualController
@@ -20,6 +21,9 @@ struct TransportFactory: Sendable {
     /// `gatt`, `weigh`, `scan`, `check`: bonds used and pairing done as the device asks
     /// (`--pair`, `--io`, `--passkey`), on the controllers that can pair.
     var pairing: AutoPairing?
+    /// Where the bond stores are (XDG_STATE_HOME, HOME): every controller opened resolves the
+    /// private addresses of its bonded devices with their IRKs. nil: none resolved (tests).
+    var bondEnvironment: [String: String]?
 
     /// The bench's clock for the bench and for cassettes (both run at `HWPROBE_SIM_SPEED`).
     func clock(for uri: DeviceURI) -> any Clock<Duration> {
@@ -56,6 +60,7 @@ struct TransportFactory: Sendable {
                     throw error
                 }
             }
+            if let bondEnvironment { await Self.resolvePrivateAddresses(on: central.host, environment: bondEnvironment) }
             return central
         case .sim:
             try pairing?.refuse(uri)
@@ -74,6 +79,15 @@ struct TransportFactory: Sendable {
         default:
             throw CLIFailure(kind: .usage, message: "\(uri) is not an HCI controller (use hci:N, uart:…, tcp:HOST:PORT, sim: or replay:FILE)")
         }
+    }
+
+    /// Gives `host` the IRKs of its controller's bonds, so that a bonded device advertising from
+    /// a resolvable private address is listed, watched and connected to under its identity
+    /// (issue 29). Best effort: a controller without a store, or a store that cannot be read,
+    /// resolves nothing (the commands that pair say why when they need the store).
+    static func resolvePrivateAddresses(on host: HCIHost, environment: [String: String]) async {
+        guard let store = try? await PairingOptions.bondStore(host: host, environment: environment) else { return }
+        await host.useResolvingIdentities(AddressResolver(bonds: store.current.bonds).identities)
     }
 
     /// Peripherals seen on `uri` for `duration` (on the bench's clock for `sim:`).

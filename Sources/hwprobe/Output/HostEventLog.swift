@@ -60,6 +60,7 @@ final class HostEventLog: Sendable {
     /// `found C0:FF:EE:00:4F:2A (random) "Mirror 4F2A" -50 dBm: mirror-v1 by service …`
     static func found(_ device: DiscoveredDevice, claim: Claim?) -> String {
         var line = "found \(address(device.address))"
+        if let resolvedFrom = device.resolvedFrom { line += " resolved from \(resolvedFrom)" }
         if let name = device.name { line += " \"\(name)\"" }
         line += " \(device.rssi) dBm: "
         if let claim { return line + claim.reason }

@@ -62,9 +62,16 @@ struct ListReport: Codable, Equatable, Sendable {
         /// For a claimed device whose reading cannot be read: why (a scale that encrypts its
         /// advertisements, with no bind key or a wrong one). Never the key.
         var note: String?
+        /// The resolvable private address the device advertised from, when a bond's IRK
+        /// resolved it to `address`, its identity (issue 29).
+        var resolvedFrom: String? = nil
+
+        /// The address as the screen shows it: the identity, and the private address it was
+        /// resolved from when it was.
+        var shownAddress: String { address + (resolvedFrom.map { " (resolved from \($0))" } ?? "") }
 
         enum CodingKeys: String, CodingKey {
-            case hci, address, name, rssi, services, driver, kind, weightKg, addressType, reason, hint, note
+            case hci, address, name, rssi, services, driver, kind, weightKg, addressType, resolvedFrom, reason, hint, note
         }
 
         /// As synthesised, except that a hinted device says `"driver": null` outright: the
@@ -80,6 +87,7 @@ struct ListReport: Codable, Equatable, Sendable {
             try container.encodeIfPresent(kind, forKey: .kind)
             try container.encodeIfPresent(weightKg, forKey: .weightKg)
             try container.encode(addressType, forKey: .addressType)
+            try container.encodeIfPresent(resolvedFrom, forKey: .resolvedFrom)
             try container.encodeIfPresent(reason, forKey: .reason)
             try container.encodeIfPresent(hint, forKey: .hint)
             try container.encodeIfPresent(note, forKey: .note)

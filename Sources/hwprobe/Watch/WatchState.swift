@@ -132,7 +132,7 @@ struct WatchState: Sendable {
     }
 
     static func event(_ kind: Event.Kind, _ peripheral: ListReport.Peripheral) -> Event {
-        var words = [peripheral.name ?? "(no name)", "\(peripheral.address) (\(peripheral.addressType))"]
+        var words = [peripheral.name ?? "(no name)", "\(peripheral.shownAddress) (\(peripheral.addressType))"]
         if let kind = peripheral.kind { words.append(kind + (peripheral.driver.map { ", driver \($0)" } ?? "")) }
         if let weight = peripheral.weightKg { words.append(String(format: "%.2f kg", weight)) } else if let note = peripheral.note { words.append("(\(note))") }
         words.append("on \(peripheral.hci)")

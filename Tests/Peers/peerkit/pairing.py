@@ -358,7 +358,8 @@ class PairingAgent:
         handle = connection.handle
         self.security[handle] = LinkSecurity()
         self.events.emit("connected", peer=self.peer_label(connection), handle=handle,
-                         role="central" if connection.role == hci.Role.CENTRAL else "peripheral")
+                         role="central" if connection.role == hci.Role.CENTRAL else "peripheral",
+                         at=address_label(connection.self_address))
         connection.on(connection.EVENT_CONNECTION_ENCRYPTION_CHANGE,
                       lambda: self._on_encryption_change(connection))
         connection.on(connection.EVENT_CONNECTION_ENCRYPTION_FAILURE,

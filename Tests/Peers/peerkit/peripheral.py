@@ -20,6 +20,7 @@ from .gattjson import address_text, database, uuid_text
 from .pairing import PairingAgent, PairingOptions
 from .pairing_control import pairing_commands
 from .pairing_events import EventLog
+from .privacy import make_rpa
 from .profiles import Profile
 
 log = logging.getLogger("peer.peripheral")
@@ -68,6 +69,10 @@ class Peripheral:
         self.pairing = PairingAgent(self.device, pairing, self.events) if pairing is not None else None
         # Control commands beyond the profile's own (ControlServer looks here too).
         self.commands = pairing_commands(self.pairing, lambda: self.connection) if self.pairing is not None else {}
+        if self.pairing is not None:
+            self.commands["private_address"] = self._private_address_command
+        # Advertising from a resolvable private address made with our IRK (None: from `address`).
+        self.private_address: hci.Address | None = None
 
         self.connection = None
         self.connections_seen = 0
@@ -91,7 +96,25 @@ class Peripheral:
 
     @property
     def own_address_type(self) -> hci.OwnAddressType:
-        return hci.OwnAddressType.RANDOM if self.random else hci.OwnAddressType.PUBLIC
+        return hci.OwnAddressType.RANDOM if self.random or self.private_address is not None else hci.OwnAddressType.PUBLIC
+
+    async def _private_address_command(self, request: dict) -> dict:
+        """`private_address`: advertise from a new resolvable private address made with our IRK
+        (what a phone does every ~15 minutes), so a central must resolve it to find us. Our own
+        `ah` (peerkit.privacy), not bumble's Device.update_rpa: that one sets the old address on
+        the controller and only then remembers the new one (bumble 0.0.236)."""
+        if self.connection is not None:
+            raise RuntimeError("connected: a private address changes between connections")
+        if self.extended:
+            raise RuntimeError("private_address supports legacy advertising only")
+        address = make_rpa(bytes(reversed(self.device.irk)))
+        self.private_address = hci.Address(address.hex(":").upper(), hci.Address.RANDOM_DEVICE_ADDRESS)
+        await self.device.stop_advertising()
+        await self.device.send_command(hci.HCI_LE_Set_Random_Address_Command(random_address=self.private_address))
+        self.device.random_address = self.private_address
+        await self.advertise()
+        self.events.emit("private_address", address=address.hex(":").upper())
+        return {"address": address.hex(":").upper()}
 
     def address_text(self) -> str:
         return address_text(self.address) + ("/random" if self.random else "")

@@ -47,7 +47,9 @@ public struct BLECentral: Sendable {
     }
 
     /// Peripherals as they advertise, each report merged with what was seen of it before.
-    /// Reports whose advertising data is malformed are skipped, not fatal.
+    /// Reports whose advertising data is malformed are skipped, not fatal. A device advertising
+    /// from a private address a bond's IRK resolves comes under its identity address
+    /// (`resolvedFrom` the private one; ``HCIHost/useResolvingIdentities(_:)``).
     public func discover() -> AsyncThrowingStream<DiscoveredDevice, any Error> {
         let host = host
         let events = events
@@ -58,12 +60,14 @@ public struct BLECentral: Sendable {
                 var seen = BoundedPeripheralMap<DiscoveredDevice>(capacity: 512, policy: .evicting)
                 for try await report in try await host.scan() {
                     guard let advertisement = try? AdvertisingData.parse(report.data, connectable: report.connectable) else { continue }
-                    var device = DiscoveredDevice(address: report.address, rssi: report.rssi, advertisement: advertisement)
-                    if let earlier = seen[report.address] {
+                    var device = DiscoveredDevice(address: report.resolvedIdentity ?? report.address, rssi: report.rssi,
+                                                  advertisement: advertisement,
+                                                  resolvedFrom: report.resolvedIdentity == nil ? nil : report.address)
+                    if let earlier = seen[device.address] {
                         device.advertisement = earlier.advertisement.merging(advertisement)
                         if report.isScanResponse { device.rssi = earlier.rssi }
                     }
-                    seen.set(device, for: report.address)
+                    seen.set(device, for: device.address)
                     events?(.peripheralSeen(device))
                     continuation.yield(device)
                 }

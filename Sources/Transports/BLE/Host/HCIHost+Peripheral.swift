@@ -133,6 +133,7 @@ extension HCIHost {
     func peripheralConnected(_ complete: LEConnectionComplete) {
         guard complete.status == 0 else { return }
         let ownAddress = advertisingNow?.randomAddress ?? localAddress
+        let ownIdentity = advertisingNow?.identityAddress ?? ownAddress
         // Legacy advertising stops on a connection; an extended set ends with its own event.
         if case .legacy = advertisingNow?.form { advertisingNow = nil }
         guard let peripheralEvents else {
@@ -141,7 +142,7 @@ extension HCIHost {
         }
         peripheralLinks.insert(complete.handle)
         acl.open(complete.handle)
-        openSecurity(handle: complete.handle, role: .peripheral, local: ownAddress, peer: complete.peer)
+        openSecurity(handle: complete.handle, role: .peripheral, local: ownAddress, identity: ownIdentity, peer: complete.peer)
         events?(.connected(complete.peer, link: complete.handle))
         peripheralEvents.yield(.connected(PeripheralLinkInfo(handle: complete.handle, central: complete.peer, interval: complete.interval,
                                                              latency: complete.latency, supervisionTimeout: complete.supervisionTimeout)))

@@ -21,6 +21,13 @@ extension HCIHost {
         hostSecurity = security
     }
 
+    /// The IRKs and identities of the controller's bonds: scanning reports an advertiser whose
+    /// resolvable private address one of them made under its identity, and `connect(to:)` an
+    /// identity goes to the private address it was seen with. A bond kept later is added.
+    package func useResolvingIdentities(_ identities: [ResolvingIdentity]) {
+        addressResolver = AddressResolver(identities)
+    }
+
     /// The security a link has now (not encrypted when it has no Security Manager).
     package func linkSecurity(_ handle: UInt16) -> LinkSecurity {
         securedLinks[handle]?.manager.security ?? .none
@@ -78,11 +85,17 @@ extension HCIHost {
 
     // MARK: the host's side (called from HCIHost)
 
-    /// A new link: its Security Manager in `role`, with the peer's bond if one is kept.
-    func openSecurity(handle: UInt16, role: SecurityManager.Role, local: BLEAddress?, peer: BLEAddress) {
+    /// A new link: its Security Manager in `role`, with the peer's bond if one is kept. `local`
+    /// is the address the link was made with (f5/f6 take it); `identity` the one our IRK is
+    /// distributed with: the advertised address unless that was a private one (issue 29: a
+    /// central must recognise us at the address it reconnects to).
+    func openSecurity(handle: UInt16, role: SecurityManager.Role, local: BLEAddress?, identity: BLEAddress? = nil, peer: BLEAddress) {
         guard let hostSecurity, let local = local ?? BLEAddress(bytes: [0, 0, 0, 0, 0, 0]) else { return }
         let bond = hostSecurity.bonds.bond(for: peer)
-        let manager = SecurityManager(role: role, configuration: hostSecurity.configuration,
+        var configuration = hostSecurity.configuration
+        let ours = identity ?? local
+        if !ResolvablePrivateAddress.isResolvable(ours) { configuration.localIdentity?.address = ours }
+        let manager = SecurityManager(role: role, configuration: configuration,
                                       localAddress: local,
                                       peerAddress: peer, bond: bond, attempts: attemptsByPeer[bond?.identity ?? peer] ?? RepeatedAttempts())
         securedLinks[handle] = SecuredLink(manager: manager)
@@ -161,6 +174,7 @@ extension HCIHost {
                 outcome = .paired(paired)
                 if let bond = paired.bond {
                     do throws(BondStoreError) { try hostSecurity.bonds.keep(bond) } catch { outcome = .notStored(paired, "\(error)") }
+                    if let irk = bond.irk { addressResolver.add(ResolvingIdentity(irk: irk, identity: bond.identity)) }
                 }
             case .pairingFailed(let failure):
                 outcome = .failed(failure)

@@ -75,6 +75,11 @@ public actor HCIHost {
     // Scanning: only the scan that owns scanning may switch it off.
     private var scanning: (generation: Int, continuation: AsyncThrowingStream<LEAdvertisingReport, any Error>.Continuation)?
     private var scanGeneration = 0
+    /// Bonded devices' IRKs, for advertisers using resolvable private addresses.
+    var addressResolver = AddressResolver()
+    /// The private address each resolved identity was last seen advertising from: where LE
+    /// Create Connection goes when asked to connect to the identity.
+    private var privateAddressSeen = BoundedPeripheralMap<BLEAddress>(capacity: 512, policy: .evicting)
 
     // Connecting.
     /// The attempt in progress. It exists before LE Create Connection goes out, so a controller
@@ -390,7 +395,13 @@ public actor HCIHost {
             }
             wakeACLRoomWaiters()
         case .leAdvertisingReports(let reports):
-            for report in reports { scanning?.continuation.yield(report) }
+            for var report in reports {
+                if let identity = addressResolver.resolve(report.address) {
+                    report.resolvedIdentity = identity
+                    privateAddressSeen.set(report.address, for: identity)
+                }
+                scanning?.continuation.yield(report)
+            }
         case .leConnectionComplete(let complete):
             if complete.role == 1 {
                 peripheralConnected(complete)
@@ -470,9 +481,13 @@ public actor HCIHost {
     // MARK: connecting
 
     /// Connects to an advertising peripheral, cancelling the attempt when the deadline passes or
-    /// the caller's task is cancelled.
-    public func connect(to peer: BLEAddress, timeout: Duration? = nil) async throws(BLEError) -> BLEConnection {
+    /// the caller's task is cancelled. A bonded device's identity address is connected to at the
+    /// private address it was last seen advertising from (``useResolvingIdentities(_:)``).
+    public func connect(to identity: BLEAddress, timeout: Duration? = nil) async throws(BLEError) -> BLEConnection {
         if let failure { throw failure }
+        // A bonded device seen behind a private address is connected to at that address (Vol 6
+        // Part B §1.3.2.3: it does not answer at its identity while it advertises privately).
+        let peer = privateAddressSeen[identity] ?? identity
         guard connectAttempt == nil else { throw .invalid("another connection attempt is in progress") }
         await stopScanning()
         guard connectAttempt == nil else { throw .invalid("another connection attempt is in progress") }

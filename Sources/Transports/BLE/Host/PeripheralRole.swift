@@ -17,15 +17,20 @@ package struct AdvertisingSetup: Hashable, Sendable {
     package var connectable: Bool
     /// Between advertising events: 20 ms to 10.24 s.
     package var interval: Duration
-    /// nil: the controller's public address. Otherwise a static random address, set on the
-    /// controller before advertising starts.
+    /// nil: the controller's public address. Otherwise a static random address, or a
+    /// resolvable private one (privacy), set on the controller before advertising starts.
     package var randomAddress: BLEAddress?
+    /// With a resolvable private `randomAddress`: the identity address it stands for, the one a
+    /// pairing distributes with our IRK. nil: the advertised address is the identity.
+    package var identityAddress: BLEAddress?
 
-    package init(form: Form, connectable: Bool = true, interval: Duration = .milliseconds(100), randomAddress: BLEAddress? = nil) {
+    package init(form: Form, connectable: Bool = true, interval: Duration = .milliseconds(100), randomAddress: BLEAddress? = nil,
+                 identityAddress: BLEAddress? = nil) {
         self.form = form
         self.connectable = connectable
         self.interval = interval
         self.randomAddress = randomAddress
+        self.identityAddress = identityAddress
     }
 
     /// The interval in the controller's 0.625 ms units, within what legacy advertising allows.

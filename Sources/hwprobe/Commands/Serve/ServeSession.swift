@@ -181,7 +181,8 @@ final class ServeSession: Sendable {
                 }
                 lines.append(l)
                 s.snapshot.advertising = (address?.description ?? "the controller's address") + " (\(l.form ?? ""))"
-                record(advertising: setup, address: address, at: t, in: &s)
+                // A private address changes; the cassette keeps the device under its identity.
+                record(advertising: setup, address: setup.identityAddress ?? address, at: t, in: &s)
             case .advertisingFailed(let why):
                 var l = line("advertising")
                 l.error = why
