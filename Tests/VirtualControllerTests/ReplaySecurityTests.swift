@@ -32,7 +32,7 @@ import VirtualController
     }
 
     static let paired: [BLECassette.SecurityRecord] = [
-        .init(at: .milliseconds(100), event: .pairing(method: "just-works", secureConnections: true, deviceKeys: ["ltk"], hostKeys: [])),
+        .init(at: .milliseconds(100), event: .pairing(method: "just-works", secureConnections: true, deviceKeys: ["irk", "identity-address"], hostKeys: [])),
         .init(at: .milliseconds(200), event: .encrypted),
     ]
 
@@ -90,13 +90,14 @@ import VirtualController
         #expect(outcome.security == LinkSecurity(isEncrypted: true, isAuthenticated: false, isSecureConnections: true, keySize: 16))
         // Recording the replay gives the same story: the pairing by the recorded method, then the encryption.
         let events = outcome.recorded.peripheral(Self.device)?.connections.first?.security.map(\.event) ?? []
-        #expect(events.first == BLECassette.SecurityRecord.Event.pairing(method: "just-works", secureConnections: true, deviceKeys: ["ltk"], hostKeys: []))
+        #expect(events.first == BLECassette.SecurityRecord.Event.pairing(method: "just-works", secureConnections: true,
+                                                                                 deviceKeys: ["irk", "identity-address"], hostKeys: []))
         #expect(events.contains(BLECassette.SecurityRecord.Event.encrypted))
     }
 
     @Test func aRecordedPasskeyPairingGivesAnAuthenticatedLinkWithThePasskeyTheReplayShows() async throws {
         let security: [BLECassette.SecurityRecord] = [
-            .init(at: .milliseconds(100), event: .pairing(method: "passkey", secureConnections: true, deviceKeys: ["ltk"], hostKeys: [])),
+            .init(at: .milliseconds(100), event: .pairing(method: "passkey", secureConnections: true, deviceKeys: [], hostKeys: [])),
             .init(at: .milliseconds(200), event: .encrypted),
         ]
         let outcome = try await read(Self.cassette(security), io: .keyboardOnly)
@@ -113,6 +114,12 @@ import VirtualController
         let outcome = try await read(Self.cassette(security))
         #expect(try outcome.value.get() == [0x2A])
         #expect(outcome.security.isEncrypted && !outcome.security.isSecureConnections && !outcome.security.isAuthenticated)
+        let events = outcome.recorded.peripheral(Self.device)?.connections.first?.security.map(\.event) ?? []
+        guard case .pairing(_, _, let deviceKeys, _)? = events.first else {
+            Issue.record("no pairing recorded from the replay: \(events)")
+            return
+        }
+        #expect(deviceKeys == ["ltk", "ediv-rand"], "the replayed device sends the kinds of keys the recorded one sent")
     }
 
     @Test func aRecordedPairingFailureFailsWithTheRecordedReason() async throws {
@@ -133,6 +140,38 @@ import VirtualController
             return
         }
         #expect(failure.reason == PairingFailureReason(rawValue: 0x05))
+    }
+
+    /// Our host keeps a bond for the device (from the live run): it encrypts as it connects.
+    static func bonded() throws -> RunBonds {
+        let bonds = RunBonds()
+        try bonds.keep(Bond(identity: device, irk: nil, centralKey: EncryptionKey(ltk: SecurityKey(number: 0xB0D), ediv: 0x77, rand: 0x1234),
+                            peripheralKey: nil, isAuthenticated: true, isSecureConnections: true, keySize: 16))
+        return bonds
+    }
+
+    /// A connection recorded encrypted with a bond (no pairing, the value read at once).
+    static func encryptedWithABond() -> BLECassette {
+        var cassette = cassette([.init(at: .milliseconds(5), event: .encrypted)], secondRead: false)
+        cassette.peripherals[0].connections[0].att = [
+            .init(at: .milliseconds(10), direction: .toPeripheral, pdu: [0x0A, 0x03, 0x00]),
+            .init(at: .milliseconds(20), direction: .fromPeripheral, pdu: [0x0B, 0x2A]),
+        ]
+        return cassette
+    }
+
+    @Test func aHostWithABondEncryptsOnAConnectionRecordedEncryptedAtItsBondsLevel() async throws {
+        let outcome = try await read(Self.encryptedWithABond(), bonds: try Self.bonded())
+        #expect(try outcome.value.get() == [0x2A])
+        #expect(outcome.security == LinkSecurity(isEncrypted: true, isAuthenticated: true, isSecureConnections: true, keySize: 16))
+    }
+
+    @Test func aBondIsRefusedOnAConnectionNeverRecordedEncrypted() async throws {
+        var cassette = Self.encryptedWithABond()
+        cassette.peripherals[0].connections[0].security = []
+        let bonds = try Self.bonded()
+        // As a device that forgot the pairing: the connection fails as it is made.
+        await #expect(throws: BLEError.bondRejected(Self.device, status: 0x06)) { try await read(cassette, bonds: bonds) }
     }
 
     // MARK: the controller's encryption start, by hand

@@ -19,7 +19,7 @@ import Transports
 ///   check the key against. On a connection never encrypted it fails with no key.
 struct ReplaySecurity {
     /// What the recorded connection did, reduced to what a replay needs.
-    private let pairing: (method: String, secureConnections: Bool, bonded: Bool)?
+    private let pairing: (method: String, secureConnections: Bool, deviceKeys: [String], hostKeys: [String])?
     private let failure: UInt8?
     private let wasEncrypted: Bool
     private let localAddress: BLEAddress
@@ -27,13 +27,13 @@ struct ReplaySecurity {
     private var manager: SecurityManager?
 
     init(_ connection: BLECassette.Connection?, localAddress: BLEAddress, warn: @escaping @Sendable (String) -> Void) {
-        var pairing: (method: String, secureConnections: Bool, bonded: Bool)?
+        var pairing: (method: String, secureConnections: Bool, deviceKeys: [String], hostKeys: [String])?
         var failure: UInt8?
         var encrypted = false
         for record in connection?.security ?? [] {
             switch record.event {
             case .pairing(let method, let secureConnections, let deviceKeys, let hostKeys):
-                pairing = (method, secureConnections, !deviceKeys.isEmpty || !hostKeys.isEmpty)
+                pairing = (method, secureConnections, deviceKeys, hostKeys)
             case .pairingFailed(let reason):
                 // A failure the pairing was retried after does not decide the replay's answer.
                 if pairing == nil { failure = reason }
@@ -54,15 +54,25 @@ struct ReplaySecurity {
 
     /// The Security Manager configuration that makes our host's pairing end with `method`: a
     /// device that displays for Passkey Entry (the host types), that can say yes or no for
-    /// Numeric Comparison, that has no input or output for Just Works.
-    static func configuration(method: String, secureConnections: Bool, bonded: Bool) -> SecurityConfiguration {
+    /// Numeric Comparison, that has no input or output for Just Works. It sends the kinds of keys
+    /// the recorded device sent: an IRK of the replay's own (with the recorded address as the
+    /// identity) when it sent one; bondable unless a legacy pairing distributed nothing (Secure
+    /// Connections derives its LTK, so no key kind tells whether it bonded: it is taken as bonded).
+    static func configuration(method: String, secureConnections: Bool, deviceKeys: [String], hostKeys: [String],
+                              identity: BLEAddress) -> SecurityConfiguration {
         let io: IOCapability = switch method {
         case "passkey": .displayOnly
         case "numeric-comparison": .displayYesNo
         default: .noInputNoOutput
         }
-        return SecurityConfiguration(ioCapability: io, bondable: bonded, requiresMITM: io != .noInputNoOutput,
-                                     secureConnections: secureConnections ? .only : .legacyOnly)
+        var localIdentity: LocalIdentity?
+        if deviceKeys.contains("irk") {
+            var random = SecurityRandom.system
+            localIdentity = SecurityKey(bytes: random.bytes(16)).map { LocalIdentity(irk: $0, address: identity) }
+        }
+        return SecurityConfiguration(ioCapability: io, bondable: secureConnections || !deviceKeys.isEmpty || !hostKeys.isEmpty,
+                                     requiresMITM: io != .noInputNoOutput, secureConnections: secureConnections ? .only : .legacyOnly,
+                                     localIdentity: localIdentity)
     }
 
     /// An SMP PDU from the host, on a link to `central`.
@@ -74,7 +84,8 @@ struct ReplaySecurity {
             if let pairing {
                 manager = SecurityManager(role: .peripheral,
                                           configuration: Self.configuration(method: pairing.method, secureConnections: pairing.secureConnections,
-                                                                            bonded: pairing.bonded),
+                                                                            deviceKeys: pairing.deviceKeys, hostKeys: pairing.hostKeys,
+                                                                            identity: localAddress),
                                           localAddress: localAddress, peerAddress: central)
             }
         }
