@@ -84,6 +84,7 @@ struct AutoPairPeerTests {
     @Test func aRecordingOfGattPairingReplaysToTheSameValueWithASimulatedPairing() async throws {
         let (central, bench) = try await Bench.serving(pairing: "optional")
         defer { bench.remove() }
+        try FileManager.default.createDirectory(atPath: bench.state, withIntermediateDirectories: true)
         let cassette = bench.state + "/paired.cassette"
         let live = await Self.run(["gatt", "--hci", central.hosts[1].description, "C4:12:34:56:78:9B/random", "--read", "2A6F", "--json",
                                    "--record", cassette], state: bench.state)
