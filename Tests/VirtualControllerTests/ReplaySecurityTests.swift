@@ -174,6 +174,59 @@ import VirtualController
         await #expect(throws: BLEError.bondRejected(Self.device, status: 0x06)) { try await read(cassette, bonds: bonds) }
     }
 
+    // MARK: a protected value, served only on a secured link (`serve replay:`)
+
+    /// What the replayed device answers to `request` on a link told `level` (as `serve`'s
+    /// PeripheralHost tells it), asked `times` times.
+    func answers(_ level: SecurityLevel?, times: Int = 2, security: [BLECassette.SecurityRecord] = paired) -> [[UInt8]] {
+        var device = ReplayPeripheral(Self.cassette(security).peripherals[0], timing: .immediate)
+        _ = device.linkUp(VirtualLinkParameters(central: BLEAddress(string: "5A:11:C0:00:00:09")!, interval: 24, latency: 0, supervisionTimeout: 500),
+                          at: .zero)
+        if let level { _ = device.securityChanged(level, at: .zero) }
+        var answers: [[UInt8]] = []
+        for _ in 0..<times {
+            for case .send(let frame) in device.received(L2CAPFrame(channel: L2CAPFrame.att, payload: [0x0A, 0x03, 0x00]), at: .zero) {
+                answers.append(frame.payload)
+            }
+        }
+        return answers
+    }
+
+    @Test func aProtectedValueIsRefusedAsRecordedUntilTheLinkIsSecured() {
+        #expect(answers(nil) == [[0x01, 0x0A, 0x03, 0x00, 0x05], [0x01, 0x0A, 0x03, 0x00, 0x05]], "asking again does not get past it")
+        #expect(answers(.encrypted, times: 1) == [[0x0B, 0x2A]], "a link secured first is never refused")
+        #expect(answers(.encrypted, times: 2) == [[0x0B, 0x2A], [0x0B, 0x2A]])
+    }
+
+    @Test func aValueRecordedAfterAnAuthenticatedPairingNeedsAnAuthenticatedLink() {
+        let passkey: [BLECassette.SecurityRecord] = [
+            .init(at: .milliseconds(100), event: .pairing(method: "passkey", secureConnections: true, deviceKeys: [], hostKeys: [])),
+            .init(at: .milliseconds(200), event: .encrypted),
+        ]
+        #expect(answers(.encrypted, times: 1, security: passkey) == [[0x01, 0x0A, 0x03, 0x00, 0x05]])
+        #expect(answers(.authenticated, times: 1, security: passkey) == [[0x0B, 0x2A]])
+    }
+
+    @Test func aHostThatCannotPairIsRefusedEveryTimeOnReplay() async throws {
+        let clock = ManualClock()
+        let result = await drive(clock) { () -> Result<[String], BLEError> in
+            do throws(BLEError) {
+                let central = try await CassettePlayback.central(Self.cassette(Self.paired), uri: .replay(path: "(test)"), clock: clock, timing: .immediate)
+                let connection = try await central.connect(Self.device, timeout: .seconds(5))
+                var outcomes: [String] = []
+                for _ in 0..<2 {
+                    do throws(BLEError) { outcomes.append(Hex.string(try await connection.gatt.read(0x0003), .lower)) } catch { outcomes.append("\(error)") }
+                }
+                await central.close()
+                return .success(outcomes)
+            } catch {
+                return .failure(error)
+            }
+        }
+        let outcomes = try #require(result).get()
+        #expect(outcomes.count == 2 && outcomes.allSatisfy { $0.contains("0x05") }, "\(outcomes)")
+    }
+
     // MARK: the controller's encryption start, by hand
 
     /// A peripheral whose side of the encryption start gives `answer`.

@@ -59,6 +59,10 @@ package struct ReplayPeripheral: VirtualPeripheral {
     private var security: ReplaySecurity
     /// The central of the current link (the Security Manager's peer).
     private var central: BLEAddress?
+    /// The security the live link has: a recorded protected value is given only with it.
+    private var linkLevel = SecurityLevel.none
+    /// The current connection's protected requests (``Conversation/protectedRequests``).
+    private var protected: [[UInt8]: UInt8] = [:]
 
     /// `warn` hears each difference from the recording once (the CLI prints it on stderr).
     package init(_ recorded: BLECassette.Peripheral, timing: ReplayTiming = .recorded, warn: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -101,12 +105,15 @@ package struct ReplayPeripheral: VirtualPeripheral {
         connectionsMade += 1
         scheduled = []
         central = link.central
+        linkLevel = .none
+        protected = [:]
         security = ReplaySecurity(index >= 0 ? recorded.connections[index] : nil, localAddress: address, warn: warn)
         guard index >= 0 else {
             conversation = Conversation(BLECassette.Connection(at: .zero))
             return []
         }
         var conversation = Conversation(recorded.connections[index])
+        protected = conversation.protectedRequests
         schedule(conversation.prelude, from: now)
         conversation.prelude = []
         self.conversation = conversation
@@ -142,7 +149,15 @@ package struct ReplayPeripheral: VirtualPeripheral {
     }
 
     package mutating func encrypted(at now: Duration) -> [PeripheralAction] {
-        security.encrypted(at: now)
+        let actions = security.encrypted(at: now)
+        linkLevel = security.liveLevel
+        return actions
+    }
+
+    /// The live link's security, from a real central through `serve` (PeripheralHost).
+    package mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction] {
+        linkLevel = level
+        return []
     }
 
     // MARK: answering
@@ -151,7 +166,16 @@ package struct ReplayPeripheral: VirtualPeripheral {
         guard var conversation, let opcode = pdu.first else { return [] }
         recordingRunsOut = nil
         guard Conversation.isRequest(opcode) else { return [] } // a confirmation, or our host's answer to a request of the peer's
-        let match = conversation.match(pdu)
+        // A value the recorded device gave only on a secured link: refused as it refused it
+        // until the live link has the security the recorded one had.
+        if let code = protected[pdu] {
+            guard linkLevel >= security.recordedLevel else {
+                let error = ATTPDU.errorResponse(requestOpcode: opcode, handle: Conversation.handle(of: pdu), code: code)
+                schedule([(Duration.zero, .pdu(error.encoded))], from: now)
+                return due(at: now)
+            }
+        }
+        let match = protected[pdu] != nil ? conversation.matchSecured(pdu) : conversation.match(pdu)
         self.conversation = conversation
         switch match {
         case .exact(let steps):

@@ -113,6 +113,21 @@ struct ReplaySecurity {
         return feed(.encryptionChanged(status: 0, enabled: true), at: now)
     }
 
+    /// The security the recorded link had once encrypted: authenticated after a pairing by
+    /// Passkey Entry or Numeric Comparison, else encrypted (Just Works, or a bond whose level the
+    /// recording does not say).
+    var recordedLevel: SecurityLevel {
+        if let pairing, pairing.method != "just-works" { return .authenticated }
+        return .encrypted
+    }
+
+    /// The level the replayed link has once encrypted: the replay's own pairing's, else (a
+    /// simulated bond's encryption) the recorded one.
+    var liveLevel: SecurityLevel {
+        if let security = manager?.security, security.isEncrypted { return security.isAuthenticated ? .authenticated : .encrypted }
+        return recordedLevel
+    }
+
     /// The SMP timeout of a pairing under way.
     var deadline: Duration? { manager?.deadline }
 
