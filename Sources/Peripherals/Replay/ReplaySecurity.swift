@@ -145,8 +145,10 @@ struct ReplaySecurity {
         guard var manager else { return [] }
         var pending = [event]
         var actions: [PeripheralAction] = []
-        // The replay answers its own prompts at once; a bounded loop, as each answer is one event.
-        while !pending.isEmpty, actions.count < 64 {
+        // The replay answers its own prompts at once: each answer is one more event, a few at most.
+        var steps = 0
+        while !pending.isEmpty, steps < 8 {
+            steps += 1
             let effects = manager.handle(pending.removeFirst(), now: now)
             for effect in effects {
                 switch effect {
