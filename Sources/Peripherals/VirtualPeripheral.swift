@@ -28,6 +28,13 @@ package protocol VirtualPeripheral: Sendable {
     /// The link's security changed (pairing, encryption): attributes that need it are served
     /// from now on. Nothing pairs yet; the default ignores it.
     mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction]
+    /// The central started encryption (LE Enable Encryption) naming the key by EDIV and Rand: the
+    /// key the peripheral's side would give its controller (the LTK Request, Core Vol 6 Part B
+    /// §5.1.3). The default has none, so the link stays unencrypted (0x06 PIN or Key Missing).
+    mutating func encryptionRequested(ediv: UInt16, rand: UInt64, at now: Duration) -> VirtualEncryptionKey
+    /// The link is encrypted now (the peripheral's Encryption Change): what it sends then, such
+    /// as a pairing's key distribution.
+    mutating func encrypted(at now: Duration) -> [PeripheralAction]
     /// Its GATT database, when it has one laid out (a replay answers as recorded instead), so
     /// whoever shows what a central does can name handles (a CCCD, a characteristic's UUID).
     var attributeDatabase: AttributeDatabase? { get }
@@ -49,6 +56,8 @@ extension VirtualPeripheral {
     package mutating func linkChanged(_ change: VirtualLinkChange, at now: Duration) -> [PeripheralAction] { [] }
     package mutating func framesToSend(room: Int, at now: Duration) -> [L2CAPFrame] { [] }
     package mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction] { [] }
+    package mutating func encryptionRequested(ediv: UInt16, rand: UInt64, at now: Duration) -> VirtualEncryptionKey { .none }
+    package mutating func encrypted(at now: Duration) -> [PeripheralAction] { [] }
     package var attributeDatabase: AttributeDatabase? { nil }
 }
 
@@ -77,6 +86,18 @@ package protocol ControllablePeripheral: VirtualPeripheral {
     var stateSummary: String { get }
     /// A key was pressed: what the device does about it.
     mutating func perform(_ key: Character, at now: Duration) -> [PeripheralAction]
+}
+
+/// A virtual peripheral's answer when the central starts encryption.
+package enum VirtualEncryptionKey: Hashable, Sendable {
+    /// No key: the controller refuses with 0x06 PIN or Key Missing.
+    case none
+    /// This key; the link is encrypted only when the central used the same one (otherwise the
+    /// first packet fails its MIC and the link ends with 0x3D, Vol 6 Part B §5.1.3.1).
+    case key(SecurityKey)
+    /// Whatever key the central gives: a replay, whose recording kept that the link was encrypted
+    /// but never the key, simulates the encrypted link.
+    case simulated
 }
 
 /// What a peripheral asks of its side of the radio.

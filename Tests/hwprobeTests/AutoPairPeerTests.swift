@@ -78,6 +78,62 @@ struct AutoPairPeerTests {
         #expect(serving.all.filter { $0.contains("\"encrypted\"") }.count >= 2, "\(serving.all)")
     }
 
+    /// `serve replay:` of a recording made while pairing, with `--pairing optional`: hwprobe's
+    /// `gatt` on the other controller is refused as the device refused it, pairs with serve for
+    /// real, and reads the recorded value.
+    @Test func serveReplayGivesARecordedProtectedValueOnlyAfterTheCentralPairs() async throws {
+        let (central, bench) = try await Bench.serving(pairing: "optional")
+        defer { bench.remove() }
+        try FileManager.default.createDirectory(atPath: bench.state, withIntermediateDirectories: true)
+        let cassette = bench.state + "/paired.cassette"
+        let live = await Self.run(["gatt", "--hci", central.hosts[1].description, "C4:12:34:56:78:9B/random", "--read", "2A6F",
+                                   "--record", cassette], state: bench.state)
+        #expect(live.code == 0, "\(live.out)\(live.err)")
+        #expect(bench.serving.stop().code == 0)
+
+        let replayState = bench.state + "/replay"
+        let serving = try Serving(["--hci", central.hosts[0].description, "replay:" + cassette, "--pairing", "optional"],
+                                  environment: ["XDG_STATE_HOME": replayState + "-serve"])
+        #expect(await serving.line(containing: "\"advertising\"") != nil, "\(serving.all)")
+        let read = await Self.run(["gatt", "--hci", central.hosts[1].description, "C4:12:34:56:78:9B/random", "--read", "2A6F", "--json", "-v"],
+                                  state: replayState)
+        #expect(read.code == 0, "\(read.out)\(read.err)")
+        #expect(read.out.contains("3200"), "\(read.out)")
+        #expect(read.err.contains("0x0F Insufficient Encryption"), "refused first, as the device refused it: \(read.err)")
+        #expect(read.err.contains("\"event\":\"paired\""), "\(read.err)")
+        // Met again: encrypted with the bond as it connects, so the value comes with no refusal.
+        let again = await Self.run(["gatt", "--hci", central.hosts[1].description, "C4:12:34:56:78:9B/random", "--read", "2A6F", "--json", "-v"],
+                                   state: replayState)
+        #expect(again.code == 0, "\(again.out)\(again.err)")
+        #expect(again.out.contains("3200"), "\(again.out)")
+        #expect(again.err.contains("\"event\":\"encrypted\"") && !again.err.contains("Insufficient Encryption"), "\(again.err)")
+        #expect(serving.stop().code == 0)
+    }
+
+    /// Issue 29, item 3: `gatt --read` of the protected value recorded while it paired, then
+    /// replayed with no device and no bond: the replay's simulated pairing by the recorded method
+    /// gives the live run's value, and no bond is written for the replay's controller.
+    @Test func aRecordingOfGattPairingReplaysToTheSameValueWithASimulatedPairing() async throws {
+        let (central, bench) = try await Bench.serving(pairing: "optional")
+        defer { bench.remove() }
+        try FileManager.default.createDirectory(atPath: bench.state, withIntermediateDirectories: true)
+        let cassette = bench.state + "/paired.cassette"
+        let live = await Self.run(["gatt", "--hci", central.hosts[1].description, "C4:12:34:56:78:9B/random", "--read", "2A6F", "--json",
+                                   "--record", cassette], state: bench.state)
+        #expect(live.code == 0, "\(live.out)\(live.err)")
+        #expect(bench.serving.stop().code == 0)
+        let recorded = try String(contentsOfFile: cassette, encoding: .utf8)
+        #expect(recorded.contains("pairing ") && recorded.contains("just-works sc") && recorded.contains("encrypted "), "\(recorded)")
+
+        let replayState = bench.state + "/replay"
+        let replayed = await Self.run(["gatt", "--hci", "replay:" + cassette, "C4:12:34:56:78:9B/random", "--read", "2A6F", "--json"],
+                                      state: replayState)
+        #expect(replayed.code == 0, "\(replayed.out)\(replayed.err)")
+        #expect(replayed.out.contains("3200"), "\(replayed.out)")
+        #expect(replayed.err.contains("\"event\":\"paired\"") && replayed.err.contains("\"method\":\"just-works\""), "\(replayed.err)")
+        #expect(!FileManager.default.fileExists(atPath: replayState + "/hwprobe/bonds"), "a replay's pairing was kept in the bond store")
+    }
+
     @Test func aDeviceThatRefusesPairingEndsGattWithExitOneAndTheReason() async throws {
         let (central, bench) = try await Bench.serving(pairing: "off")
         defer { bench.remove() }

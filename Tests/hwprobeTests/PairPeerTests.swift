@@ -45,6 +45,35 @@ struct PairPeerTests {
         #expect(serving.stop().code == 0)
     }
 
+    /// `pair --record`: the cassette says the pairing happened (method, key kinds) and the link
+    /// was encrypted, never a key; `pair --hci replay:` of it pairs as recorded, simulated, and
+    /// keeps nothing in the bond store.
+    @Test func pairRecordsThePairingAndItsReplayPairsAsRecorded() async throws {
+        let central = try await ServePeerTests.central.value
+        let state = FileManager.default.temporaryDirectory.appending(path: "pair-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let serving = try Serving(["--hci", central.hosts[0].description, "standard-scale?weight=81.5&advertising=extended",
+                                   "--pairing", "optional"], environment: ["XDG_STATE_HOME": state])
+        let advertising = try #require(await serving.line(containing: "\"advertising\""))
+        let address = try #require(try JSONShape.parse(advertising)["address"]?.string)
+        let cassette = state + "/pair.cassette"
+        let live = CapturedConsole(environment: ["XDG_STATE_HOME": state])
+        let code = await HWProbe(console: live.console, listSources: .empty)
+            .run(["pair", "--hci", central.hosts[1].description, address, "--record", cassette, "--json"])
+        #expect(code == 0, "\(live.stdout)\(live.stderr)")
+        #expect(serving.stop().code == 0)
+        let recorded = try String(contentsOfFile: cassette, encoding: .utf8)
+        #expect(recorded.contains(" just-works sc ") && recorded.contains("\nencrypted "), "\(recorded)")
+
+        let replayState = state + "/replay"
+        let replay = CapturedConsole(environment: ["XDG_STATE_HOME": replayState])
+        let replayed = await HWProbe(console: replay.console, listSources: .empty).run(["pair", "--hci", "replay:" + cassette, address, "--json"])
+        #expect(replayed == 0, "\(replay.stdout)\(replay.stderr)")
+        #expect(try JSONShape.parse(replay.stdout)["method"]?.string == "just-works", "\(replay.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: replayState + "/hwprobe/bonds"), "a replay's pairing was kept in the bond store")
+    }
+
     /// Both sides type the same passkey (`--io keyboard --passkey`): an authenticated SC bond; a
     /// different passkey then fails with Confirm Value Failed (0x04), exit 1, and no bond store changes.
     @Test func passkeyEntryBondsWithTheSamePasskeyAndFailsWithAnother() async throws {

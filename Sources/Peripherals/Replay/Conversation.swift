@@ -67,6 +67,44 @@ struct Conversation {
     /// Every recorded request has been asked and answered: the recording has nothing more.
     var isFinished: Bool { exchanges.allSatisfy(\.played) }
 
+    /// The requests the recorded device refused for want of security (0x05 Insufficient
+    /// Authentication, 0x0F Insufficient Encryption, 0x0C Encryption Key Size Too Short) and
+    /// answered later on the same connection: the error it gave each, by the request's bytes.
+    var protectedRequests: [[UInt8]: UInt8] {
+        var refused: [[UInt8]: UInt8] = [:]
+        var protected: [[UInt8]: UInt8] = [:]
+        for exchange in exchanges {
+            if let code = Self.securityRefusal(exchange) {
+                refused[exchange.request] = refused[exchange.request] ?? code
+            } else if let code = refused[exchange.request] {
+                protected[exchange.request] = code
+            }
+        }
+        return protected
+    }
+
+    /// The security error an exchange's answer is, if it is one.
+    static func securityRefusal(_ exchange: Exchange) -> UInt8? {
+        guard case .pdu(let pdu)? = exchange.steps.first?.step, pdu.count == 5, pdu[0] == ATTPDU.Opcode.errorResponse,
+              [0x05, 0x0F, 0x0C].contains(pdu[4]) else { return nil }
+        return pdu[4]
+    }
+
+    /// A protected request on a link that now has the security it needs: its recorded refusals
+    /// are passed over (a central that secured first is never refused), then it matches as usual.
+    mutating func matchSecured(_ request: [UInt8]) -> Match {
+        for index in exchanges.indices where !exchanges[index].played && exchanges[index].request == request
+            && Self.securityRefusal(exchanges[index]) != nil {
+            exchanges[index].played = true
+        }
+        if let index = exchanges.lastIndex(where: { $0.request == request && Self.securityRefusal($0) == nil }),
+           !exchanges[...index].contains(where: { !$0.played && $0.request == request }) {
+            // Asked again after its answers ran out: the last value, not a refusal.
+            return .exact(exchanges[index].steps.filter { if case .pdu = $0.step { true } else { false } })
+        }
+        return match(request)
+    }
+
     /// The exchange that answers `request`, marked played (see `ReplayPeripheral`).
     mutating func match(_ request: [UInt8]) -> Match {
         if let index = exchanges.firstIndex(where: { !$0.played && $0.request == request }) {

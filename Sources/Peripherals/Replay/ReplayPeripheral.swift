@@ -55,6 +55,14 @@ package struct ReplayPeripheral: VirtualPeripheral {
     private var advertisingChanges: [(at: Duration, advertising: VirtualAdvertising)]
     /// When the link ends for want of recording, unless the central asks something first.
     private var recordingRunsOut: Duration?
+    /// Pairing and encryption on the current connection, as recorded (simulated, no keys).
+    private var security: ReplaySecurity
+    /// The central of the current link (the Security Manager's peer).
+    private var central: BLEAddress?
+    /// The security the live link has: a recorded protected value is given only with it.
+    private var linkLevel = SecurityLevel.none
+    /// The current connection's protected requests (``Conversation/protectedRequests``).
+    private var protected: [[UInt8]: UInt8] = [:]
 
     /// `warn` hears each difference from the recording once (the CLI prints it on stderr).
     package init(_ recorded: BLECassette.Peripheral, timing: ReplayTiming = .recorded, warn: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -66,12 +74,13 @@ package struct ReplayPeripheral: VirtualPeripheral {
         advertising = timeline.first?.advertising
             ?? VirtualAdvertising(form: .legacy(advertisingData: [], scanResponse: []))
         advertisingChanges = Array(timeline.dropFirst())
+        security = ReplaySecurity(nil, localAddress: recorded.address, warn: warn)
     }
 
     package var isAdvertising: Bool { !connected }
 
     package var nextDeadline: Duration? {
-        [scheduled.first?.due, connected ? nil : advertisingChanges.first?.at, recordingRunsOut].compactMap { $0 }.min()
+        [scheduled.first?.due, connected ? nil : advertisingChanges.first?.at, recordingRunsOut, security.deadline].compactMap { $0 }.min()
     }
 
     package mutating func advance(to now: Duration) -> [PeripheralAction] {
@@ -86,7 +95,7 @@ package struct ReplayPeripheral: VirtualPeripheral {
                 return [.disconnect(reason: 0x13)]
             }
         }
-        return due(at: now)
+        return security.advance(to: now) + due(at: now)
     }
 
     package mutating func linkUp(_ link: VirtualLinkParameters, at now: Duration) -> [PeripheralAction] {
@@ -95,11 +104,16 @@ package struct ReplayPeripheral: VirtualPeripheral {
         let index = min(connectionsMade, recorded.connections.count - 1)
         connectionsMade += 1
         scheduled = []
+        central = link.central
+        linkLevel = .none
+        protected = [:]
+        security = ReplaySecurity(index >= 0 ? recorded.connections[index] : nil, localAddress: address, warn: warn)
         guard index >= 0 else {
             conversation = Conversation(BLECassette.Connection(at: .zero))
             return []
         }
         var conversation = Conversation(recorded.connections[index])
+        protected = conversation.protectedRequests
         schedule(conversation.prelude, from: now)
         conversation.prelude = []
         self.conversation = conversation
@@ -111,6 +125,7 @@ package struct ReplayPeripheral: VirtualPeripheral {
         conversation = nil
         scheduled = []
         recordingRunsOut = nil
+        security.linkDown()
         // Advertising resumes as it was last recorded: changes that fell due meanwhile apply now.
         while let change = advertisingChanges.first, change.at <= now {
             advertising = change.advertising
@@ -119,11 +134,30 @@ package struct ReplayPeripheral: VirtualPeripheral {
     }
 
     package mutating func received(_ frame: L2CAPFrame, at now: Duration) -> [PeripheralAction] {
+        if frame.channel == L2CAPFrame.securityManager, let central {
+            return security.received(frame.payload, central: central, at: now)
+        }
         switch PeripheralChannels.route(frame) {
         case .att(let pdu): return answer(pdu, at: now)
         case .reply(let frame): return [.send(frame)]
         case .parameterUpdateAnswered, .nothing: return []
         }
+    }
+
+    package mutating func encryptionRequested(ediv: UInt16, rand: UInt64, at now: Duration) -> VirtualEncryptionKey {
+        security.encryptionRequested(ediv: ediv, rand: rand, at: now)
+    }
+
+    package mutating func encrypted(at now: Duration) -> [PeripheralAction] {
+        let actions = security.encrypted(at: now)
+        linkLevel = security.liveLevel
+        return actions
+    }
+
+    /// The live link's security, from a real central through `serve` (PeripheralHost).
+    package mutating func securityChanged(_ level: SecurityLevel, at now: Duration) -> [PeripheralAction] {
+        linkLevel = level
+        return []
     }
 
     // MARK: answering
@@ -132,7 +166,16 @@ package struct ReplayPeripheral: VirtualPeripheral {
         guard var conversation, let opcode = pdu.first else { return [] }
         recordingRunsOut = nil
         guard Conversation.isRequest(opcode) else { return [] } // a confirmation, or our host's answer to a request of the peer's
-        let match = conversation.match(pdu)
+        // A value the recorded device gave only on a secured link: refused as it refused it
+        // until the live link has the security the recorded one had.
+        if let code = protected[pdu] {
+            guard linkLevel >= security.recordedLevel else {
+                let error = ATTPDU.errorResponse(requestOpcode: opcode, handle: Conversation.handle(of: pdu), code: code)
+                schedule([(Duration.zero, .pdu(error.encoded))], from: now)
+                return due(at: now)
+            }
+        }
+        let match = protected[pdu] != nil ? conversation.matchSecured(pdu) : conversation.match(pdu)
         self.conversation = conversation
         switch match {
         case .exact(let steps):

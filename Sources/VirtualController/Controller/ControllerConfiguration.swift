@@ -94,6 +94,7 @@ enum SupportedCommands {
         0x2013: (27, 2),  // LE Connection Update
         0x2016: (27, 5),  // LE Read Remote Features
         0x2018: (27, 7),  // LE Rand
+        0x2019: (28, 0),  // LE Enable Encryption
         0x2020: (33, 4),  // LE Remote Connection Parameter Request Reply
         0x2021: (33, 5),  // LE Remote Connection Parameter Request Negative Reply
         0x2041: (37, 5),  // LE Set Extended Scan Parameters

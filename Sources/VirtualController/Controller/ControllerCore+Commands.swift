@@ -8,7 +8,7 @@ import Transports
 /// Command Parameters (0x12); one this controller does not implement gets Unknown HCI Command (0x01).
 extension ControllerCore {
     /// Commands answered with Command Status (and, later, an event of their own).
-    static let statusCommands: Set<UInt16> = [0x0406, 0x041D, 0x200D, 0x2013, 0x2016, 0x2043]
+    static let statusCommands: Set<UInt16> = [0x0406, 0x041D, 0x200D, 0x2013, 0x2016, 0x2019, 0x2043]
 
     mutating func command(_ command: HCICommand, at now: Duration) {
         counters.commands += 1
@@ -242,6 +242,15 @@ extension ControllerCore {
             try expect(0)
             let value = random64()
             complete(opcode, [0x00] + LittleEndian.u64(value))
+        case 0x2019: // LE Enable Encryption
+            try expect(28)
+            let handle = try r.u16() & 0x0FFF
+            let rand = try r.u64()
+            let ediv = try r.u16()
+            guard let ltk = SecurityKey(littleEndian: try r.bytes(16)) else { throw ParameterReader.Short() }
+            guard links[handle] != nil else { return status(opcode, 0x02) }
+            status(opcode, 0x00)
+            startEncryption(handle, key: EncryptionKey(ltk: ltk, ediv: ediv, rand: rand), at: now)
         case 0x2020: // LE Remote Connection Parameter Request Reply
             let (handle, minimum, maximum, latency, timeout) = try connectionRequest()
             guard let link = links[handle] else { return complete(opcode, [0x02] + LittleEndian.u16(handle)) }
@@ -319,6 +328,35 @@ extension ControllerCore {
     }
 
     // MARK: helpers
+
+    /// The encryption start procedure (Vol 6 Part B §5.1.3) with the peripheral's side played by
+    /// the virtual peripheral: its key against the host's. The same key (or a peripheral that
+    /// simulates, a replay) encrypts the link: Encryption Change, or Encryption Key Refresh
+    /// Complete on a link already encrypted (Vol 4 Part E §7.7.8, §7.7.39). No key is 0x06 PIN or
+    /// Key Missing with the link unencrypted; a different key fails the first packet's MIC and
+    /// ends the link with 0x3D. Nothing is enciphered here: the virtual air carries plain bytes.
+    private mutating func startEncryption(_ handle: UInt16, key: EncryptionKey, at now: Duration) {
+        guard let link = links[handle] else { return }
+        let answer = slots[link.slot].peripheral.encryptionRequested(ediv: key.ediv, rand: key.rand, at: now)
+        switch answer {
+        case .none:
+            if link.encrypted {
+                emit(0x30, [0x06] + LittleEndian.u16(handle))
+            } else {
+                emit(0x08, [0x06] + LittleEndian.u16(handle) + [0x00])
+            }
+        case .key(let peripheralKey) where peripheralKey != key.ltk:
+            endLink(handle, hostReason: 0x3D, peripheralReason: 0x3D, at: now)
+        case .key, .simulated:
+            links[handle]?.encrypted = true
+            if link.encrypted {
+                emit(0x30, [0x00] + LittleEndian.u16(handle))
+            } else {
+                emit(0x08, [0x00] + LittleEndian.u16(handle) + [0x01])
+            }
+            perform(slots[link.slot].peripheral.encrypted(at: now), slot: link.slot, at: now)
+        }
+    }
 
     /// Whether a command of `family` may be used now; the first one used decides until Reset.
     private mutating func decide(_ family: CommandFamily) -> Bool {

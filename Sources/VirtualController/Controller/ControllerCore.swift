@@ -131,6 +131,8 @@ struct ControllerCore {
         var terminating = false
         var parameterRequest = false
         var updatePending = false
+        /// Encrypted (LE Enable Encryption succeeded): a second start is a key refresh.
+        var encrypted = false
         /// What the peripheral asked for as the link came up: it goes at the first connection event.
         var firstEvent: [PeripheralAction] = []
 

@@ -253,10 +253,12 @@ enum Commands {
                         Example(line: "hwprobe relay --hci tcp:127.0.0.1:9101 --to tcp:127.0.0.1:9102 B0:B0:B0:00:00:01 --advertising extended --json",
                                 what: "for bumble's central (it never sees scan responses), the conversation as JSON lines"),
                     ]),
-        CommandSpec(name: "pair", synopsis: "hwprobe pair --hci URI ADDRESS [--io CAPABILITY] [--passkey N] [--legacy] [--json]",
+        CommandSpec(name: "pair", synopsis: "hwprobe pair --hci URI ADDRESS [--io CAPABILITY] [--passkey N] [--legacy] [--record FILE [--anonymize]] [--json]",
                     summary: "Pair and bond with one peripheral (LE Secure Connections, or legacy pairing with --legacy) and keep its keys "
                         + "in the controller's bond store, so that it is encrypted without pairing next time. Prints the method and the "
-                        + "keys kept, never their values. A pairing that fails exits 1 with its reason and stores nothing.",
+                        + "keys kept, never their values. A pairing that fails exits 1 with its reason and stores nothing. With --record "
+                        + "the cassette says the pairing happened (method, kinds of keys), never a key; on replay:FILE the pairing is "
+                        + "simulated as recorded and kept for the run only.",
                     options: [OptionSpec(name: "--hci", valueName: "URI", help: "the controller to pair from: hci:N, uart:/dev/ttyX?baud=…, tcp:HOST:PORT",
                                          value: .deviceURI(.hci)),
                               OptionSpec(name: "--io", valueName: "CAPABILITY",
@@ -265,6 +267,7 @@ enum Commands {
                                          value: .choice(["display", "display-yes-no", "keyboard", "keyboard-display", "none"])),
                               OptionSpec(name: "--passkey", valueName: "N", help: "the six-digit passkey to type (or show); numeric comparison is refused"),
                               OptionSpec(name: "--legacy", help: "legacy pairing instead of LE Secure Connections"),
+                              record, anonymize,
                               OptionSpec(name: "--json", help: "one JSON object: {\"address\", \"identity\", \"method\", \"secureConnections\", \"bonded\", \"keys\"}")],
                     positionals: [PositionalSpec(name: "ADDRESS", help: "the peripheral, AA:BB:CC:DD:EE:FF[/public|/random]")],
                     requiredPositionals: 1, required: ["--hci"],

@@ -55,6 +55,16 @@ struct AutoPairing: Sendable {
             guard asked else { return }
             throw error
         }
+        await use(bonds, on: host)
+    }
+
+    /// A cassette's replay pairs as the recording says (docs/cassette-format.md): a simulated
+    /// pairing, whose bond is kept for this run only, never in the bond store.
+    func installForReplay(on host: HCIHost) async {
+        await use(RunBonds(), on: host)
+    }
+
+    private func use(_ bonds: any BondKeeper, on host: HCIHost) async {
         let configuration = SecurityConfiguration(ioCapability: io, requiresMITM: requiresMITM)
         let delegate = ReportingPairing(prompts: prompts ?? UnattendedPairing(passkey: passkey, console: console), json: json, console: console)
         await host.useSecurity(HostSecurity(configuration: configuration, bonds: bonds, delegate: delegate,
@@ -62,7 +72,7 @@ struct AutoPairing: Sendable {
     }
 
     /// `--pair`, `--io` and `--passkey` name a controller that cannot pair: the simulated bench
-    /// and a cassette's replay have no Security Manager on the other side.
+    /// has no Security Manager on the other side.
     func refuse(_ uri: DeviceURI) throws(CLIFailure) {
         guard asked else { return }
         throw CLIFailure(kind: .usage, message: "\(uri) does not pair: --pair, --io and --passkey need a controller (hci:N, uart:…, tcp:HOST:PORT)")

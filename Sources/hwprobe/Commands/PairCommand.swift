@@ -28,7 +28,10 @@ struct PairCommand: Sendable {
         let central = try await transports.central(for: uri, snoopPath: invocation.value("--btsnoop"))
         let outcome: Result<Int32, CLIFailure>
         do throws(CLIFailure) {
-            let bonds = try await PairingOptions.bondStore(host: central.host, environment: console.environment)
+            // A replay's pairing is simulated (docs/cassette-format.md): never kept in the bond store.
+            let bonds: any BondKeeper = if case .replay = uri { RunBonds() } else {
+                try await PairingOptions.bondStore(host: central.host, environment: console.environment)
+            }
             let configuration = SecurityConfiguration(ioCapability: io,
                                                       requiresMITM: PairingOptions.requiresMITM(invocation.value("--io"), io: io, passkey: passkey),
                                                       secureConnections: invocation.has("--legacy") ? .legacyOnly : .preferred)

@@ -67,15 +67,18 @@ struct TransportFactory: Sendable {
             let bench = try bench.configured(for: uri)
             do { return try await bench.central(uri: uri, snoopPath: snoopPath, events: log?.handler, tap: tap) } catch { throw CLIFailure(error) }
         case .replay(let path):
-            try pairing?.refuse(uri)
             let cassette: BLECassette
             do { cassette = try CassetteReader.read(path: path) } catch { throw CLIFailure(kind: .device, message: error.described(as: "\(uri)")) }
+            let central: BLECentral
             do {
-                return try await CassettePlayback.central(cassette, uri: uri, clock: bench.clock, snoopPath: snoopPath, events: log?.handler,
-                                                          tap: tap, warn: replayWarning)
+                central = try await CassettePlayback.central(cassette, uri: uri, clock: bench.clock, snoopPath: snoopPath, events: log?.handler,
+                                                             tap: tap, warn: replayWarning)
             } catch {
                 throw CLIFailure(error)
             }
+            // The replayed devices pair and encrypt as recorded (simulated, no keys).
+            await pairing?.installForReplay(on: central.host)
+            return central
         default:
             throw CLIFailure(kind: .usage, message: "\(uri) is not an HCI controller (use hci:N, uart:…, tcp:HOST:PORT, sim: or replay:FILE)")
         }
