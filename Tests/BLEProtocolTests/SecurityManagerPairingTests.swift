@@ -137,6 +137,8 @@ import Testing
         #expect(atPeripheral.identity == Self.centralIdentity.address && atPeripheral.irk == Self.centralIdentity.irk)
         #expect(atCentral.isAuthenticated && atCentral.isSecureConnections && atCentral.keySize == 16)
         #expect(link.outcome(.central)?.keyNames == ["ltk", "irk"])
+        #expect(link.outcome(.peripheral)?.sentKeyKinds == ["irk", "identity-address"])
+        #expect(link.outcome(.peripheral)?.receivedKeyKinds == ["irk", "identity-address"])
         // No LTK travels in Secure Connections; no CSRK ever.
         #expect(!link.sent(by: .central).contains("Encryption Information"))
         #expect(!link.sent(by: .peripheral).contains("Signing Information"))
@@ -153,6 +155,10 @@ import Testing
         #expect(atCentral.centralKey != atCentral.peripheralKey)
         #expect(link.sent(by: .peripheral).suffix(4) == ["Encryption Information", "Central Identification", "Identity Information", "Identity Address Information"])
         #expect(link.sent(by: .central).suffix(4) == ["Encryption Information", "Central Identification", "Identity Information", "Identity Address Information"])
+        // Each side's outcome says which kinds it sent and received, for a recording on that side.
+        let all = ["ltk", "ediv-rand", "irk", "identity-address"]
+        #expect(link.outcome(.peripheral)?.sentKeyKinds == all && link.outcome(.peripheral)?.receivedKeyKinds == all)
+        #expect(link.outcome(.central)?.sentKeyKinds == all && link.outcome(.central)?.receivedKeyKinds == all)
     }
 
     @Test(arguments: [false, true])

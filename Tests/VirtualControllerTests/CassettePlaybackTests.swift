@@ -67,6 +67,40 @@ import Transports
         #expect(ContinuousClock.now - started < .seconds(5))
     }
 
+    /// A scale recorded behind a resolvable private address, with the identity our host resolved
+    /// it to (`resolved`, format 1.3): the replay reports it under its identity, resolved from the
+    /// private address, and connecting to the identity reaches it, with no IRK anywhere.
+    @Test func aRecordedPrivateAddressIsFoundAndConnectedByItsIdentity() async throws {
+        var cassette = try Self.fixture("peer-scale-weigh")
+        let index = try #require(cassette.peripherals.firstIndex { !$0.connections.isEmpty })
+        let rpa = try #require(BLEAddress(string: "4A:11:22:33:44:55", defaultKind: .random))
+        let identity = try #require(BLEAddress(string: "D4:12:3A:00:18:99"))
+        cassette.peripherals[index].address = rpa
+        cassette.peripherals[index].identity = identity
+        let replayed = cassette
+        let clock = ManualClock()
+        let result = await drive(clock) { () -> Result<(DiscoveredDevice?, Bool), any Error> in
+            do {
+                let (transport, close) = try await CassettePlayback.scaleTransport(replayed, registry: Self.registry, clock: clock, timing: .immediate)
+                defer { Task { await close() } }
+                var found: DiscoveredDevice?
+                for try await device in transport.discover() where device.address == identity {
+                    found = device
+                    break
+                }
+                guard let found else { return .success((nil, false)) }
+                let connection = try await transport.connect(to: found)
+                await connection.disconnect()
+                return .success((found, true))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let (found, connected) = try #require(result).get()
+        #expect(found?.resolvedFrom == rpa)
+        #expect(connected)
+    }
+
     @Test(arguments: ["peer-bcs-weigh", "sim-weigh"])
     func theStandardScaleDriverReadsEveryRecordedScaleWithTimingIgnored(_ name: String) async throws {
         let (reading, _, warnings) = try await weigh(try Self.fixture(name), timing: .immediate)

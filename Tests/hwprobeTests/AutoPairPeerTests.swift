@@ -2,6 +2,7 @@ import Foundation
 import HAL
 import PeerSupport
 import Testing
+import Transports
 @testable import hwprobe
 
 /// `gatt` and `weigh` (central, in this process) pairing on their own against `hwprobe serve`
@@ -31,11 +32,11 @@ struct AutoPairPeerTests {
         let profile: String
         let serving: Serving
 
-        static func serving(pairing: String) async throws -> (CentralPeer, Bench) {
+        static func serving(pairing: String, _ extra: [String] = []) async throws -> (CentralPeer, Bench) {
             let central = try await ServePeerTests.central.value
             let state = FileManager.default.temporaryDirectory.appending(path: "autopair-\(UUID().uuidString)").path
             let profile = try AutoPairPeerTests.profile()
-            let serving = try Serving(["--hci", central.hosts[0].description, "profile:\(profile)", "--pairing", pairing],
+            let serving = try Serving(["--hci", central.hosts[0].description, "profile:\(profile)", "--pairing", pairing] + extra,
                                       environment: ["XDG_STATE_HOME": state])
             #expect(await serving.line(containing: "\"advertising\"") != nil, "\(serving.all)")
             return (central, Bench(state: state, profile: profile, serving: serving))
@@ -107,6 +108,41 @@ struct AutoPairPeerTests {
         #expect(again.code == 0, "\(again.out)\(again.err)")
         #expect(again.out.contains("3200"), "\(again.out)")
         #expect(again.err.contains("\"event\":\"encrypted\"") && !again.err.contains("Insufficient Encryption"), "\(again.err)")
+        #expect(serving.stop().code == 0)
+    }
+
+    /// Issue 29, cassettes: `serve --record` keeps the pairing a central made with it from the
+    /// served side (method, Secure Connections, the kinds each side sent; never a key), and that
+    /// recording still serves the protected value with `serve replay:` to a central that pairs.
+    @Test func serveRecordKeepsThePairingFromTheServedSideAndReplays() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appending(path: "autopair-rec-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let cassette = scratch + "/served.cassette"
+        let (central, bench) = try await Bench.serving(pairing: "optional", ["--record", cassette])
+        defer { bench.remove() }
+        let read = ["gatt", "--hci", central.hosts[1].description, "C4:12:34:56:78:9B/random", "--read", "2A6F", "--json"]
+        let live = await Self.run(read, state: bench.state)
+        #expect(live.code == 0 && live.out.contains("3200"), "\(live.out)\(live.err)")
+        _ = await bench.serving.line(containing: "\"paired\"")
+        #expect(bench.serving.stop().code == 0)
+
+        let recorded = try String(contentsOfFile: cassette, encoding: .utf8)
+        let lines = recorded.split(separator: "\n")
+        #expect(lines.first == "hwprobe-cassette 1.2", "\(recorded)")
+        let pairing = try #require(lines.first { $0.hasPrefix("pairing ") }, "\(recorded)")
+        let words = pairing.split(separator: " ")
+        #expect(words.count == 6 && words[2] == "just-works" && words[3] == "sc", "\(pairing)")
+        // Kinds only: every key word is a kind name or `-`, never hex.
+        let kinds = Set(BLECassette.SecurityRecord.keyKinds + ["-"])
+        #expect(words.dropFirst(4).allSatisfy { $0.split(separator: ",").allSatisfy { kinds.contains(String($0)) } }, "\(pairing)")
+        #expect(lines.contains { $0.hasPrefix("encrypted ") }, "\(recorded)")
+
+        let serving = try Serving(["--hci", central.hosts[0].description, "replay:" + cassette, "--pairing", "optional"],
+                                  environment: ["XDG_STATE_HOME": scratch + "/replay-serve"])
+        #expect(await serving.line(containing: "\"advertising\"") != nil, "\(serving.all)")
+        let again = await Self.run(read, state: scratch + "/replay")
+        #expect(again.code == 0 && again.out.contains("3200"), "\(again.out)\(again.err)")
         #expect(serving.stop().code == 0)
     }
 

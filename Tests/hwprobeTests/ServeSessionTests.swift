@@ -68,6 +68,39 @@ import Transports
         #expect(try CassetteReader.read(Array(text.utf8)) == cassette)
     }
 
+    /// The recording keeps a connection's security from the served side: a failed pairing by its
+    /// reason, the pairing before the encryption it made (the device's keys are the ones we
+    /// sent), a later encryption with the bond; and reads back as format 1.2 with no key bytes.
+    @Test func aPairingIsRecordedFromTheServedSideWithKindsNotKeys() throws {
+        let session = ServeSession(database: MirrorPeripheral().database)
+        func take(_ event: PeripheralHost.Event, _ ms: Int64) { _ = session.take(event, at: .milliseconds(ms)) }
+        let encrypted = LinkSecurity(isEncrypted: true, isAuthenticated: false, isSecureConnections: false, keySize: 16)
+        take(.advertising(AdvertisingSetup(form: .extended(data: [2, 1, 6]), randomAddress: Self.device), address: Self.device), 0)
+        take(.connected(PeripheralLinkInfo(handle: 1, central: Self.central, interval: 24, latency: 0, supervisionTimeout: 500)), 1000)
+        take(.secured(.failed(PairingFailure(.received(.confirmValueFailed), "typo"))), 1100)
+        // Refused here before anything went over the air: not a Pairing Failed on the link.
+        take(.secured(.failed(PairingFailure(.refused(.repeatedAttempts), "wait"))), 1150)
+        take(.securityChanged(encrypted), 1200)
+        let paired = PairingOutcome(method: .justWorks, security: encrypted, bond: nil, peerIdentity: nil, keyNames: ["ltk", "irk"],
+                                    sentKeyKinds: ["ltk", "ediv-rand"], receivedKeyKinds: ["irk", "identity-address"])
+        take(.secured(.paired(paired)), 1300)
+        take(.securityChanged(encrypted), 1500)
+        take(.disconnected(reason: 0x13), 2000)
+
+        let connection = try #require(session.cassette.peripherals.first?.connections.first)
+        #expect(connection.security == [
+            BLECassette.SecurityRecord(at: .milliseconds(100), event: .pairingFailed(reason: 0x04)),
+            BLECassette.SecurityRecord(at: .milliseconds(200), event: .pairing(method: "just-works", secureConnections: false,
+                                                                                deviceKeys: ["ltk", "ediv-rand"], hostKeys: ["irk", "identity-address"])),
+            BLECassette.SecurityRecord(at: .milliseconds(200), event: .encrypted),
+            BLECassette.SecurityRecord(at: .milliseconds(500), event: .encrypted),
+        ])
+        let text = CassetteFormat.text(of: session.cassette)
+        #expect(text.hasPrefix("hwprobe-cassette 1.2"))
+        #expect(text.contains("pairing 0.200000 just-works legacy ltk,ediv-rand irk,identity-address"))
+        #expect(try CassetteReader.read(Array(text.utf8)) == session.cassette)
+    }
+
     @Test func jsonLinesEscapeWhatCouldDriveATerminal() throws {
         var line = ServeSession.Line(event: "write", t: 0.25)
         line.error = "0x80 \u{1B}]0;T\u{07}\u{9B}\"q\"\\"

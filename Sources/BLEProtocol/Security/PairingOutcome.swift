@@ -13,13 +13,21 @@ public struct PairingOutcome: Hashable, Sendable {
     public var peerIdentity: BLEAddress?
     /// The kinds of key exchanged or derived (`ltk`, `irk`), for output and cassettes: never values.
     public var keyNames: [String]
+    /// The kinds of key this side sent in key distribution, in order (``SMPPDU/keyKind``), so a
+    /// recording made on this side can say who distributed what without holding a key.
+    public var sentKeyKinds: [String]
+    /// The kinds of key the peer sent, in order.
+    public var receivedKeyKinds: [String]
 
     /// The outcome as the Security Manager reports it.
-    public init(method: PairingMethod, security: LinkSecurity, bond: Bond?, peerIdentity: BLEAddress?, keyNames: [String]) {
+    public init(method: PairingMethod, security: LinkSecurity, bond: Bond?, peerIdentity: BLEAddress?, keyNames: [String],
+                sentKeyKinds: [String] = [], receivedKeyKinds: [String] = []) {
         self.method = method
         self.security = security
         self.bond = bond
         self.peerIdentity = peerIdentity
         self.keyNames = keyNames
+        self.sentKeyKinds = sentKeyKinds
+        self.receivedKeyKinds = receivedKeyKinds
     }
 }

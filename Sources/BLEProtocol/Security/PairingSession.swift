@@ -74,6 +74,9 @@ struct PairingSession: Sendable {
     var receivedIdentity: BLEAddress?
     /// Key PDUs that came while our side still waited for the Encryption Change.
     var earlyKeys: [SMPPDU] = []
+    /// The kinds of key PDU each side sent in phase 3, in order (for cassettes: never values).
+    var sentKinds: [String] = []
+    var receivedKinds: [String] = []
     /// The legacy LTK we sent, to answer LTK Requests with later.
     var sentKey: EncryptionKey?
 

@@ -170,6 +170,19 @@ public enum SMPPDU: Hashable, Sendable {
         }
     }
 
+    /// The kind of key a key-distribution PDU carries, as output and cassettes name it (`ltk`,
+    /// `ediv-rand`, `irk`, `identity-address`, `csrk`); nil for every other PDU. Never the value.
+    public var keyKind: String? {
+        switch self {
+        case .encryptionInformation: "ltk"
+        case .centralIdentification: "ediv-rand"
+        case .identityInformation: "irk"
+        case .identityAddressInformation: "identity-address"
+        case .signingInformation: "csrk"
+        default: nil
+        }
+    }
+
     /// The specification's name of the command, for logs and failure messages.
     public var name: String { Self.layouts[code]?.name ?? "SMP command" }
 

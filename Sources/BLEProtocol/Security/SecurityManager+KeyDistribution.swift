@@ -30,6 +30,7 @@ extension SecurityManager {
         if s.weSend.contains(.encryptionKey) {
             let key = EncryptionKey(ltk: random.key().masked(toSize: s.keySize), ediv: random.u16(), rand: random.u64())
             s.sentKey = key
+            s.sentKinds += ["ltk", "ediv-rand"]
             session = s
             effects.append(send(.encryptionInformation(ltk: key.ltk), now: now))
             effects.append(send(.centralIdentification(ediv: key.ediv, rand: key.rand), now: now))
@@ -37,6 +38,8 @@ extension SecurityManager {
         if s.weSend.contains(.identityKey) {
             // Only offered with an identity; an all-zero IRK ("none") keeps the exchange whole otherwise.
             let identity = configuration.localIdentity ?? LocalIdentity(irk: .zero, address: localAddress)
+            s.sentKinds += ["irk", "identity-address"]
+            session = s
             effects.append(send(.identityInformation(irk: identity.irk), now: now))
             effects.append(send(.identityAddressInformation(identity.address), now: now))
         }
@@ -67,6 +70,7 @@ extension SecurityManager {
         default:
             return fail(.unspecified, "\(pdu.name) arrived out of turn in key distribution", now: now)
         }
+        if let kind = pdu.keyKind { s.receivedKinds.append(kind) }
         session = s
         guard s.receivedEverything else { return [] }
         return s.isInitiator ? sendOurKeys(now: now) + complete(now: now) : complete(now: now)
@@ -96,6 +100,7 @@ extension SecurityManager {
             bond = made
             kept = made
         }
-        return [.paired(PairingOutcome(method: s.method, security: security, bond: kept, peerIdentity: s.receivedIdentity, keyNames: keyNames))]
+        return [.paired(PairingOutcome(method: s.method, security: security, bond: kept, peerIdentity: s.receivedIdentity, keyNames: keyNames,
+                                         sentKeyKinds: s.sentKinds, receivedKeyKinds: s.receivedKinds))]
     }
 }

@@ -52,6 +52,10 @@ public struct BLECassette: Hashable, Sendable {
         /// a replay answers a write of another value there without a warning. Never written by
         /// the recorder; a person adds `varying` lines to a cassette.
         public var varying: Set<UInt16>
+        /// The identity address `address` resolved to with an IRK our host held, when it is a
+        /// resolvable private address our host recognised (format 1.3): kept beside the private
+        /// address that was on air, so a replay finds the device by its identity as the live run did.
+        public var identity: BLEAddress?
 
         /// The value handles of the characteristics with these UUIDs, as the recorded discovery
         /// (Read By Type responses for characteristic declarations) found them.
@@ -72,11 +76,12 @@ public struct BLECassette: Hashable, Sendable {
 
         /// Builds a peripheral's record; only the address is required.
         public init(address: BLEAddress, advertising: [AdvertisingRecord] = [], connections: [Connection] = [],
-                    varying: Set<UInt16> = []) {
+                    varying: Set<UInt16> = [], identity: BLEAddress? = nil) {
             self.address = address
             self.advertising = advertising
             self.connections = connections
             self.varying = varying
+            self.identity = identity
         }
     }
 

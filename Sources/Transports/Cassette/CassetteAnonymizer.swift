@@ -59,10 +59,14 @@ public struct CassetteAnonymizer {
         // Replacements numbered in the writer's order, so the same session anonymizes the same way.
         let ordered = cassette.peripherals.sorted { CassetteFormat.order($0.address, $1.address) }
         for (index, peripheral) in ordered.enumerated() { addresses[peripheral.address] = Self.address(index + 1, like: peripheral.address) }
+        // Resolved identities next (one device's private addresses share one), numbered after them.
+        let identities = Set(ordered.compactMap(\.identity)).filter { addresses[$0] == nil }.sorted { CassetteFormat.order($0, $1) }
+        for (index, identity) in identities.enumerated() { addresses[identity] = Self.address(ordered.count + index + 1, like: identity) }
         var result = cassette
         for index in result.peripherals.indices {
             var peripheral = result.peripherals[index]
             peripheral.address = addresses[peripheral.address] ?? peripheral.address
+            peripheral.identity = peripheral.identity.map { addresses[$0] ?? $0 }
             for record in peripheral.advertising.indices {
                 peripheral.advertising[record].data = advertisingData(peripheral.advertising[record].data)
             }

@@ -2,8 +2,9 @@ import BLEProtocol
 import HAL
 
 /// The cassette's text form (docs/cassette-format.md): one record per line, words separated by
-/// single spaces, bytes in lower-case hex, times in seconds with six decimals. Version 1.2 (1.0
-/// plus camera and pad sections in 1.1, plus a connection's security records in 1.2).
+/// single spaces, bytes in lower-case hex, times in seconds with six decimals. Version 1.3 (1.0
+/// plus camera and pad sections in 1.1, plus a connection's security records in 1.2, plus a
+/// private address's resolved identity in 1.3).
 ///
 /// Text, because a cassette is meant to be read in a review and attached to a bug report, and
 /// line-oriented, so that two recordings of the same session differ line by line only where the
@@ -13,16 +14,18 @@ public enum CassetteFormat {
     /// The format's major version; a reader refuses a cassette with a newer one.
     public static let major = 1
     /// The format's minor version this reader knows; a newer one is read, skipping what it added.
-    public static let minor = 2
+    public static let minor = 3
     /// The first line: the magic word and the version.
     public static let magic = "hwprobe-cassette"
 
     /// The first line of `cassette`, e.g. `hwprobe-cassette 1.1`: the oldest version that holds
-    /// everything in it (1.2 only when a connection has security records), so a cassette
-    /// without them stays exactly what a 1.1 writer wrote, and a 1.1 reader reads it whole.
+    /// everything in it (1.2 only when a connection has security records, 1.3 only when a device
+    /// has a resolved identity), so a cassette without them stays exactly what an older writer
+    /// wrote, and an older reader reads it whole.
     public static func header(for cassette: Cassette) -> String {
+        let resolved = cassette.ble.peripherals.contains { $0.identity != nil }
         let secured = cassette.ble.peripherals.contains { $0.connections.contains { !$0.security.isEmpty } }
-        return "\(magic) \(major).\(secured ? 2 : 1)"
+        return "\(magic) \(major).\(resolved ? 3 : secured ? 2 : 1)"
     }
 
     /// The largest cassette the reader takes (a long recording of a busy room stays well below).
@@ -40,6 +43,7 @@ public enum CassetteFormat {
         var lines: [String] = []
         for peripheral in cassette.peripherals.sorted(by: { order($0.address, $1.address) }) {
             lines.append("device ble \(peripheral.address) \(peripheral.address.kind.rawValue)")
+            if let identity = peripheral.identity { lines.append("resolved \(identity) \(identity.kind.rawValue)") }
             for handle in peripheral.varying.sorted() { lines.append("varying \(handleText(handle))") }
             for summary in GATTSummary(peripheral).lines { lines.append(summary) }
             for record in peripheral.advertising {

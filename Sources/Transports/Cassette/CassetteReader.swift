@@ -1,4 +1,5 @@
 import Foundation
+import BLEProtocol
 import HAL
 import LinuxIO
 
@@ -109,6 +110,7 @@ public struct CassetteReader {
         if skippingSection { return }
         if media.section != nil { return try media.record(words, text, line: lineNumber, fileIsNewer: fileMinor > CassetteFormat.minor) }
         if fileMinor >= 2, ["pairing", "pairing-failed", "encrypted"].contains(keyword) { return try security(words, text) }
+        if fileMinor >= 3, keyword == "resolved" { return try resolved(words, text) }
         switch keyword {
         case "adv": try advertising(words, text)
         case "connection": try connection(words, text)
@@ -119,7 +121,7 @@ public struct CassetteReader {
         default:
             // A record a newer minor version added: skipped, as the format promises.
             if fileMinor > CassetteFormat.minor { return }
-            throw damaged("a record (device, adv, connection, att, disconnect, pairing, pairing-failed, encrypted, varying, service, characteristic, descriptor, value or end)", text)
+            throw damaged("a record (device, resolved, adv, connection, att, disconnect, pairing, pairing-failed, encrypted, varying, service, characteristic, descriptor, value or end)", text)
         }
     }
 
@@ -301,6 +303,23 @@ public struct CassetteReader {
         cassette.peripherals[index].connections[count - 1].end = BLECassette.Disconnection(at: at, byHost: words[2] == "host",
                                                                                           reason: UInt8(reason))
         connectionOpen = false
+    }
+
+    /// `resolved ADDRESS TYPE` (1.3): the identity a device's resolvable private address stood
+    /// for. Only a resolvable private address has one, only once, and an identity is public or
+    /// static random (Vol 6 Part B §1.3), never another private address.
+    private mutating func resolved(_ words: [String], _ text: String) throws(CassetteError) {
+        let index = try inDevice(text)
+        guard words.count == 3, let kind = BLEAddress.Kind(rawValue: words[2]),
+              let identity = BLEAddress(string: words[1], defaultKind: kind), !words[1].contains("/"),
+              identity.kind == .public || identity.bytes[0] >> 6 == 0b11 else {
+            throw damaged("`resolved AA:BB:CC:DD:EE:FF public|random` (a public or static random identity address)", text)
+        }
+        guard ResolvablePrivateAddress.isResolvable(cassette.peripherals[index].address) else {
+            throw damaged("`resolved` only under a device with a resolvable private address", text)
+        }
+        guard cassette.peripherals[index].identity == nil else { throw damaged("one `resolved` line per device", text) }
+        cassette.peripherals[index].identity = identity
     }
 
     private mutating func varying(_ words: [String], _ text: String) throws(CassetteError) {

@@ -7,6 +7,14 @@ import Synchronization
 public protocol HCIPacketTap: Sendable {
     /// Takes one packet as it crosses the host; `sentByHost` is false for what the controller sent.
     func record(_ packet: HCIPacket, sentByHost: Bool)
+    /// The host resolved `address`, a resolvable private address just reported, to `identity`
+    /// with an IRK it holds: what the packets alone do not say.
+    func resolved(_ address: BLEAddress, to identity: BLEAddress)
+}
+
+extension HCIPacketTap {
+    /// A tap that keeps only packets ignores resolutions.
+    public func resolved(_ address: BLEAddress, to identity: BLEAddress) {}
 }
 
 /// `--record FILE` for Bluetooth: the host's packet tap feeding a `CassetteRecording` on the
@@ -26,6 +34,11 @@ public final class CassetteRecorder: HCIPacketTap {
     public func record(_ packet: HCIPacket, sentByHost: Bool) {
         let now = timebase.now
         state.withLock { $0.record(packet, sentByHost: sentByHost, at: now) }
+    }
+
+    /// Keeps the identity beside the private address the device is recorded under.
+    public func resolved(_ address: BLEAddress, to identity: BLEAddress) {
+        state.withLock { $0.resolved(address, to: identity) }
     }
 
     /// A session recorded from the device's side (`serve`), whose host is no central.

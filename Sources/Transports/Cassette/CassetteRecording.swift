@@ -67,6 +67,15 @@ public struct CassetteRecording: Sendable {
         }
     }
 
+    /// Our host resolved `address` (a device already recorded from its advertising report) to
+    /// `identity`: kept beside it, so a replay knows the device by its identity too. A device
+    /// seen only under an address never resolved, or not resolvable, is left as it is.
+    public mutating func resolved(_ address: BLEAddress, to identity: BLEAddress) {
+        guard ResolvablePrivateAddress.isResolvable(address),
+              let index = cassette.peripherals.firstIndex(where: { $0.address == address }) else { return }
+        cassette.peripherals[index].identity = identity
+    }
+
     private mutating func handle(_ event: HCIEvent, at now: Duration) {
         switch event {
         case .leAdvertisingReports(let reports):
@@ -119,7 +128,6 @@ public struct CassetteRecording: Sendable {
     private mutating func security(_ payload: [UInt8], fromHost: Bool, handle: UInt16, at time: Duration) {
         guard var link = links[handle], let pdu = try? SMPPDU(parsing: payload) else { return }
         defer { links[handle] = link }
-        let key: String
         switch pdu {
         case .pairingRequest(let features):
             link.pairingRequest = features
@@ -136,14 +144,9 @@ public struct CassetteRecording: Sendable {
             link.pairingRecord = nil
             append(BLECassette.SecurityRecord(at: time, event: .pairingFailed(reason: reason.rawValue)), to: link)
             return
-        case .encryptionInformation: key = "ltk"
-        case .centralIdentification: key = "ediv-rand"
-        case .identityInformation: key = "irk"
-        case .identityAddressInformation: key = "identity-address"
-        case .signingInformation: key = "csrk"
-        default: return
+        default: break
         }
-        guard let index = link.pairingRecord else { return }
+        guard let key = pdu.keyKind, let index = link.pairingRecord else { return }
         let records = cassette.peripherals[link.peripheral].connections[link.connection].security
         guard index < records.count, case .pairing(let method, let sc, var deviceKeys, var hostKeys) = records[index].event else { return }
         if fromHost { hostKeys.append(key) } else { deviceKeys.append(key) }

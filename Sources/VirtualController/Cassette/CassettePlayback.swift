@@ -25,7 +25,14 @@ public enum CassettePlayback {
                                snoopPath: String? = nil, events: HostEventHandler? = nil, tap: (any HCIPacketTap)? = nil,
                                warn: @escaping @Sendable (String) -> Void = { _ in }) async throws(BLEError) -> BLECentral {
         let stream = controller(cassette, clock: clock, timing: timing, description: uri.description, warn: warn)
-        return try await BLECentral.open(stream: stream, uri: uri, snoopPath: snoopPath, clock: clock, events: events, tap: tap)
+        let central = try await BLECentral.open(stream: stream, uri: uri, snoopPath: snoopPath, clock: clock, events: events, tap: tap)
+        // The recorded identities behind private addresses, so `gatt IDENTITY` finds the device.
+        var resolutions: [BLEAddress: BLEAddress] = [:]
+        for peripheral in cassette.peripherals {
+            if let identity = peripheral.identity { resolutions[peripheral.address] = identity }
+        }
+        if !resolutions.isEmpty { await central.host.useRecordedResolutions(resolutions) }
+        return central
     }
 
     /// The cassette as HAL's `ScaleTransport`: discovery and connections through our host stack

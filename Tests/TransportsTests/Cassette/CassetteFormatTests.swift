@@ -85,14 +85,34 @@ import Testing
         #expect(read.peripherals[0].advertising.count == 1)
         // In a 1.0 file the same unknown record is damage.
         #expect(refusal(cassette(["device ble D4:12:3A:00:18:1D public", "sparkle 0.100000"]))
-                == .damaged(line: 3, expected: "a record (device, adv, connection, att, disconnect, pairing, pairing-failed, encrypted, varying, service, characteristic, descriptor, value or end)",
+                == .damaged(line: 3, expected: "a record (device, resolved, adv, connection, att, disconnect, pairing, pairing-failed, encrypted, varying, service, characteristic, descriptor, value or end)",
                             found: "sparkle 0.100000"))
+    }
+
+    /// `resolved` (1.3) is read under a resolvable private address only, once, with a public or
+    /// static random identity; in an older file it is damage, and a file without it keeps its
+    /// older header.
+    @Test func aResolvedLineIsCheckedAndOnlyInA13File() throws {
+        func file(_ minor: Int, _ device: String, _ lines: [String]) -> String {
+            (["hwprobe-cassette 1.\(minor)", "device ble \(device)"] + lines + ["end \(lines.count + 1)"]).joined(separator: "\n") + "\n"
+        }
+        let read = try CassetteReader.read(Array(file(3, "4A:11:22:33:44:55 random", ["resolved D4:12:3A:00:18:99 public"]).utf8))
+        #expect(read.peripherals.first?.identity == BLEAddress(string: "D4:12:3A:00:18:99"))
+        let wanted = "`resolved AA:BB:CC:DD:EE:FF public|random` (a public or static random identity address)"
+        #expect(refusal(file(3, "4A:11:22:33:44:55 random", ["resolved 4B:00:00:00:00:01 random"]))
+                == .damaged(line: 3, expected: wanted, found: "resolved 4B:00:00:00:00:01 random"))
+        #expect(refusal(file(3, "D4:12:3A:00:18:1D public", ["resolved C0:00:00:00:00:01 random"]))
+                == .damaged(line: 3, expected: "`resolved` only under a device with a resolvable private address", found: "resolved C0:00:00:00:00:01 random"))
+        #expect(refusal(file(3, "4A:11:22:33:44:55 random", ["resolved D4:12:3A:00:18:99 public", "resolved D4:12:3A:00:18:99 public"]))
+                == .damaged(line: 4, expected: "one `resolved` line per device", found: "resolved D4:12:3A:00:18:99 public"))
+        #expect(refusal(file(2, "4A:11:22:33:44:55 random", ["resolved D4:12:3A:00:18:99 public"])) != nil)
+        #expect(CassetteFormat.text(of: Self.sample).hasPrefix("hwprobe-cassette 1.1\n"))
     }
 
     @Test func somethingElseIsNotACassette() {
         #expect(refusal("btsnoop\0\0\0") == .notACassette(found: "btsnoop\0\0\0"))
         #expect(refusal("") == .notACassette(found: ""))
-        #expect(refusal("hwprobe-cassette one\nend 0\n") == .damaged(line: 1, expected: "a version MAJOR.MINOR such as 1.2",
+        #expect(refusal("hwprobe-cassette one\nend 0\n") == .damaged(line: 1, expected: "a version MAJOR.MINOR such as 1.3",
                                                                    found: "hwprobe-cassette one"))
     }
 

@@ -121,6 +121,34 @@ import Testing
         #expect(end == .init(at: .seconds(2), byHost: false, reason: 0x13))
     }
 
+    /// What our host resolved a private address to is kept beside it (only for a resolvable
+    /// private address the recording has), written as format 1.3 and read back; anonymizing
+    /// replaces the identity too, one replacement for one identity.
+    @Test func aResolvedIdentityIsKeptBesideThePrivateAddress() throws {
+        let rpa = try #require(BLEAddress(string: "4A:11:22:33:44:55", defaultKind: .random))
+        let identity = try #require(BLEAddress(string: "D4:12:3A:00:18:99"))
+        var recording = CassetteRecording()
+        let report = HCIPacket.event(HCIEventPacket(code: 0x3E, parameters: [0x02, 1, 0x00, 0x01] + rpa.littleEndianBytes + [3, 0x02, 0x01, 0x06, 0xC4]))
+        recording.record(report, sentByHost: false, at: .milliseconds(10))
+        recording.record(Self.advertisingReport(eventType: 0x00, rssi: -60, data: [0x02, 0x01, 0x06]), sentByHost: false, at: .milliseconds(11))
+        recording.resolved(rpa, to: identity)
+        // A public address is no private one; an address never recorded is not added.
+        recording.resolved(Self.peer, to: identity)
+        recording.resolved(try #require(BLEAddress(string: "4A:00:00:00:00:01", defaultKind: .random)), to: identity)
+        #expect(recording.cassette.peripherals.map(\.identity) == [identity, nil])
+
+        let text = CassetteFormat.text(of: recording.cassette)
+        #expect(text.hasPrefix("hwprobe-cassette 1.3\n"))
+        #expect(text.contains("device ble 4A:11:22:33:44:55 random\nresolved D4:12:3A:00:18:99 public\n"))
+        #expect(try CassetteReader.read(Array(text.utf8)) == recording.cassette)
+
+        let anonymized = CassetteAnonymizer.anonymize(recording.cassette)
+        let device = try #require(anonymized.peripherals.first { $0.identity != nil })
+        #expect(device.address.bytes[0] >> 6 == 0b01, "still a resolvable private address")
+        #expect(device.identity != identity && device.identity?.kind == .public)
+        #expect(!CassetteFormat.text(of: anonymized).contains("D4:12:3A:00:18:99"))
+    }
+
     @Test func advertisingIsBoundedPerPeripheral() {
         var recording = CassetteRecording()
         for index in 0..<(BLECassette.Limits.advertisingRecords + 10) {

@@ -28,6 +28,14 @@ extension HCIHost {
         addressResolver = AddressResolver(identities)
     }
 
+    /// A replayed recording's private addresses and the identities they resolved to when it was
+    /// made (a cassette's `resolved` lines: the IRK was never recorded), so a replay reports and
+    /// connects to the device by its identity as the live run did. Kept apart from the bonds'
+    /// IRKs, which ``useResolvingIdentities(_:)`` replaces.
+    package func useRecordedResolutions(_ resolutions: [BLEAddress: BLEAddress]) {
+        recordedResolutions = resolutions.filter { ResolvablePrivateAddress.isResolvable($0.key) }
+    }
+
     /// The security a link has now (not encrypted when it has no Security Manager).
     package func linkSecurity(_ handle: UInt16) -> LinkSecurity {
         securedLinks[handle]?.manager.security ?? .none

@@ -77,6 +77,8 @@ public actor HCIHost {
     private var scanGeneration = 0
     /// Bonded devices' IRKs, for advertisers using resolvable private addresses.
     var addressResolver = AddressResolver()
+    /// Private addresses a replayed recording says whose they are (``useRecordedResolutions(_:)``).
+    var recordedResolutions: [BLEAddress: BLEAddress] = [:]
     /// The private address each resolved identity was last seen advertising from: where LE
     /// Create Connection goes when asked to connect to the identity.
     private var privateAddressSeen = BoundedPeripheralMap<BLEAddress>(capacity: 512, policy: .evicting)
@@ -396,9 +398,10 @@ public actor HCIHost {
             wakeACLRoomWaiters()
         case .leAdvertisingReports(let reports):
             for var report in reports {
-                if let identity = addressResolver.resolve(report.address) {
+                if let identity = addressResolver.resolve(report.address) ?? recordedResolutions[report.address] {
                     report.resolvedIdentity = identity
                     privateAddressSeen.set(report.address, for: identity)
+                    tap?.resolved(report.address, to: identity)
                 }
                 scanning?.continuation.yield(report)
             }

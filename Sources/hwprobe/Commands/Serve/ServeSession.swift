@@ -166,6 +166,44 @@ final class ServeSession: Sendable {
         }
     }
 
+    /// A securing's outcome as the cassette keeps it, from the served side's view: the device is
+    /// us, so the device's keys are the kinds we sent and the host's those the central sent (kinds,
+    /// never values). A failure is kept only when a Pairing Failed went over the air; an
+    /// encryption is its own event (`securityChanged`).
+    static func securityRecord(_ outcome: SecuringOutcome) -> BLECassette.SecurityRecord.Event? {
+        switch outcome {
+        case .paired(let paired), .notStored(let paired, _):
+            return .pairing(method: paired.method.description, secureConnections: paired.security.isSecureConnections,
+                            deviceKeys: paired.sentKeyKinds, hostKeys: paired.receivedKeyKinds)
+        case .failed(let failure):
+            switch failure.cause {
+            case .sent(let reason), .received(let reason): return .pairingFailed(reason: reason.rawValue)
+            case .refused, .timeout, .linkLost, .encryptionFailed: return nil
+            }
+        case .encrypted, .bondRejected:
+            return nil
+        }
+    }
+
+    /// Adds a security record to the connection being recorded. We learn of a pairing only when
+    /// it is over, after the link was encrypted for it: the pairing goes before that encryption
+    /// (at its time), the order a central-side recording has, so a replay pairs, then encrypts.
+    private func record(security event: BLECassette.SecurityRecord.Event, at t: Duration, in s: inout State) {
+        guard var connection = s.connection, let start = s.connectionStart else { return }
+        guard connection.security.count < BLECassette.Limits.securityRecords else {
+            s.dropped += 1
+            return
+        }
+        var record = BLECassette.SecurityRecord(at: t - start, event: event)
+        if case .pairing = event, let last = connection.security.last, last.event == .encrypted {
+            record.at = last.at
+            connection.security.insert(record, at: connection.security.count - 1)
+        } else {
+            connection.security.append(record)
+        }
+        s.connection = connection
+    }
+
     /// Takes one event at `t` (from the start) and returns the JSON lines it makes.
     func take(_ event: PeripheralHost.Event, at t: Duration) -> [Line] {
         state.withLock { s -> [Line] in
@@ -222,7 +260,9 @@ final class ServeSession: Sendable {
                 l.level = security.level
                 l.secureConnections = security.isSecureConnections
                 lines.append(l)
+                record(security: .encrypted, at: t, in: &s)
             case .secured(let outcome):
+                if let event = Self.securityRecord(outcome) { record(security: event, at: t, in: &s) }
                 switch outcome {
                 case .paired, .notStored, .failed: lines.append(Self.securedLine(outcome, at: t))
                 // The link's encryption is its own event (`securityChanged`).
