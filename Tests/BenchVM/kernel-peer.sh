@@ -245,4 +245,7 @@ else
     fail "hwprobe pair --legacy bonds with the kernel, keys filed the same way" "exit $rc: $got" "kernel: $events" "$same" "$(cat "$work/legacy.err")"
 fi
 elapsed "legacy pairing with the kernel as peripheral" "$started"
+
+# 5. hwprobe relay between two kernel-managed controllers (Tests/BenchVM/kernel-relay.sh).
+. "$repo/Tests/BenchVM/kernel-relay.sh"
 exec 7>&-
