@@ -13,6 +13,10 @@ DADDR="${device#*/}"
 TCP="$(sed -n 's/.* tcp=\([^ ]*\).*/\1/p' "$work/peer.out")"
 started=$(date +%s.%N)
 mgmt unpair -t 1 "$HADDR" >"$work/relay-unpair.out" 2>&1   # sections 3-4's bond: the app starts with none
+# hci$K still advertises from section 3: as the app it is a central only (with it advertising, its
+# connection to the relay never came: "Host is down" after the kernel's connection timeout).
+mgmt advertising off >>"$work/relay-unpair.out" 2>&1
+mgmt connectable off >>"$work/relay-unpair.out" 2>&1
 for setting in "bredr off" "le on" "connectable on" "advertising on" "power on"; do
     timeout 20 btmgmt --index "$D" $setting <&7 >>"$work/relay-mgmt.log" 2>&1
 done

@@ -3,7 +3,7 @@
 # kernel's hci0, linked to bumble's mirror peripheral (Tests/Peers/ble_peer.py --profile mirror
 # --vhci). Our host stack opens hci:0 through the user channel (HCIDEVDOWN, then bind). A second
 # one on the same link, hci1, stays the kernel's: BlueZ and the kernel's stack meet hwprobe serve
-# and pair there (Tests/BenchVM/kernel-peer.sh).
+# and pair there, and a third, hci2, is the device hwprobe relay stands before (Tests/BenchVM/kernel-peer.sh).
 # Runs inside the bench VM with modules bluetooth and hci_vhci: scripts/test-vm bluetooth.
 . "$(dirname "$0")/../guest-lib.sh"
 
