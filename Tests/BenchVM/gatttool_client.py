@@ -153,6 +153,18 @@ class Gatttool:
             return "no answer"
         return line.group(1)
 
+    def notifications(self, handle: int, count: int, seconds: float) -> list[str]:
+        """The values of the next count notifications of handle (fewer when the deadline passes)."""
+        values = []
+        deadline = time.monotonic() + seconds
+        pattern = rf"Notification handle = 0x{handle:04x} value: ([0-9a-f ]*)"
+        while len(values) < count and time.monotonic() < deadline:
+            line = self.expect(pattern, deadline - time.monotonic())
+            if line is None:
+                break
+            values.append(line.group(1).strip())
+        return values
+
 
 def mirror(tool: Gatttool) -> None:
     if not tool.connect():
@@ -204,14 +216,7 @@ def mirror(tool: Gatttool) -> None:
     tool.check(f"init (1750 mm, metric) is written ({error or 'written'})", error is None)
     error = tool.write(handle["scanToken"], "a5" * 16)
     tool.check(f"a scanToken is written ({error or 'written'})", error is None)
-    states = []
-    deadline = time.monotonic() + 30
-    pattern = rf"Notification handle = 0x{handle['scanState']:04x} value: ([0-9a-f ]*)"
-    while len(states) < 2 and time.monotonic() < deadline:
-        line = tool.expect(pattern, deadline - time.monotonic())
-        if line is None:
-            break
-        states.append(line.group(1).strip())
+    states = tool.notifications(handle["scanState"], 2, 30)
     print(f"value scanState-notified {states}", flush=True)
     tool.check(f"scanState is notified warmingUp (01 00 00) then ready (02 00 00) ({states})",
                states == ["01 00 00", "02 00 00"])
@@ -274,14 +279,7 @@ def heart_rate(tool: Gatttool) -> None:
                value == "01")
     error = tool.write(measurement + 1, "0100")
     tool.check(f"writing 01 00 to 2A37's CCCD succeeds ({error or 'written'})", error is None)
-    values = []
-    deadline = time.monotonic() + 10
-    pattern = rf"Notification handle = 0x{measurement:04x} value: ([0-9a-f ]*)"
-    while len(values) < 3 and time.monotonic() < deadline:
-        line = tool.expect(pattern, deadline - time.monotonic())
-        if line is None:
-            break
-        values.append(line.group(1).strip())
+    values = tool.notifications(measurement, 3, 10)
     print(f"value 2a37-notified {values}", flush=True)
     tool.check(f"2A37 is notified 72, 73 and 74 bpm ({values})", values == ["00 48", "00 49", "00 4a"])
     tool.send("disconnect")
