@@ -24,10 +24,9 @@ done
 att=$!
 att_ready() { grep -q "^READY" "$work/att.out" || ! kill -0 "$att" 2>/dev/null; }
 wait_until 10 att_ready
-# --advertising legacy: the kernel advertises by extended advertising (its controller has the
-# feature), which the relay would copy, and the kernel's central on hci$K never connected to an
-# extended advertisement on this link ("Host is down" after its 20 s connection timeout).
-"$HWPROBE" relay --hci hci:0 --to "tcp:$TCP" "$DADDR" --advertising legacy --record "$work/relay.cassette" --json --seconds 60 \
+# The kernel advertises by extended advertising (its controller has the feature): the relay copies
+# that form by default, and the kernel's central connects to it.
+"$HWPROBE" relay --hci hci:0 --to "tcp:$TCP" "$DADDR" --record "$work/relay.cassette" --json --seconds 60 \
     >"$work/relay.json" 2>"$work/relay.err" &
 relay=$!
 relay_advertising() { grep -q '"event":"advertising"' "$work/relay.json" || ! kill -0 "$relay" 2>/dev/null; }
@@ -55,7 +54,7 @@ kill "$att" 2>/dev/null
 wait "$att" 2>/dev/null
 started=$(date +%s.%N)
 if [ -s "$work/relay.cassette" ]; then
-    hwprobe_serve replay "replay:$work/relay.cassette?advertising=legacy"
+    hwprobe_serve replay "replay:$work/relay.cassette"
     gatttool_client protected "hci$K" "$advertised" low 2a38=01
     stop_serve
 else
