@@ -5,6 +5,7 @@ Manager meet a GATT server over the air of a bumble link.
 
     gatttool_client.py mirror    HCI ADDRESS[/random]
     gatttool_client.py protected HCI ADDRESS[/random] SEC-LEVEL UUID=HEX|UUID=refused:TEXT|UUID=unanswered...
+    gatttool_client.py heart-rate HCI ADDRESS[/random]
 
 `mirror`: against a mirror-v1 server (mirror-gatt-v1.md): discovers the service and its
 characteristics and descriptors, reads deviceInfo, reads result too early (refused), subscribes
@@ -13,6 +14,9 @@ scanState to be notified warmingUp, then ready.
 `protected`: raises the link's security to SEC-LEVEL (medium: encrypted, high: authenticated;
 the kernel pairs, or encrypts with its bond) and reads each UUID by type, expecting that value or
 a refusal whose text (gatttool's words) contains TEXT, or (UUID=unanswered) no answer at all.
+`heart-rate`: against att_server.py's Heart Rate-like device (here through hwprobe relay):
+discovers the service 180D, its two characteristics and 2A37's CCCD, reads 2A38 by UUID,
+subscribes to 2A37 and waits for its three notifications (72, 73, 74 bpm).
 
 Prints one line per check, "ok - WHAT" or "not ok - WHAT" with what gatttool said, then the
 values it read as "value UUID HEX"; exits 1 if a check failed. gatttool runs on a pseudo-terminal
@@ -149,6 +153,18 @@ class Gatttool:
             return "no answer"
         return line.group(1)
 
+    def notifications(self, handle: int, count: int, seconds: float) -> list[str]:
+        """The values of the next count notifications of handle (fewer when the deadline passes)."""
+        values = []
+        deadline = time.monotonic() + seconds
+        pattern = rf"Notification handle = 0x{handle:04x} value: ([0-9a-f ]*)"
+        while len(values) < count and time.monotonic() < deadline:
+            line = self.expect(pattern, deadline - time.monotonic())
+            if line is None:
+                break
+            values.append(line.group(1).strip())
+        return values
+
 
 def mirror(tool: Gatttool) -> None:
     if not tool.connect():
@@ -200,14 +216,7 @@ def mirror(tool: Gatttool) -> None:
     tool.check(f"init (1750 mm, metric) is written ({error or 'written'})", error is None)
     error = tool.write(handle["scanToken"], "a5" * 16)
     tool.check(f"a scanToken is written ({error or 'written'})", error is None)
-    states = []
-    deadline = time.monotonic() + 30
-    pattern = rf"Notification handle = 0x{handle['scanState']:04x} value: ([0-9a-f ]*)"
-    while len(states) < 2 and time.monotonic() < deadline:
-        line = tool.expect(pattern, deadline - time.monotonic())
-        if line is None:
-            break
-        states.append(line.group(1).strip())
+    states = tool.notifications(handle["scanState"], 2, 30)
     print(f"value scanState-notified {states}", flush=True)
     tool.check(f"scanState is notified warmingUp (01 00 00) then ready (02 00 00) ({states})",
                states == ["01 00 00", "02 00 00"])
@@ -243,13 +252,48 @@ def protected(tool: Gatttool, level: str, reads: list[str]) -> None:
     tool.send("disconnect")
 
 
+def heart_rate(tool: Gatttool) -> None:
+    if not tool.connect():
+        return
+    tool.send("primary")
+    service = tool.expect(r"attr handle: 0x([0-9a-f]{4}), end grp handle: 0x([0-9a-f]{4}) uuid: "
+                          r"0000180d-0000-1000-8000-00805f9b34fb", 20)
+    if not tool.check("primary service discovery finds the Heart Rate service 180D", service is not None):
+        return
+    table = tool.characteristics("00002a38-")
+    got = {uuid[4:8]: properties for uuid, (properties, _) in table.items()}
+    if not tool.check(f"characteristic discovery finds 2A37 (notify) and 2A38 (read) ({got})",
+                      got == {"2a37": 0x10, "2a38": 0x02}):
+        return
+    measurement = table["00002a37-0000-1000-8000-00805f9b34fb"][1]
+    tool.send(f"char-desc 0x{measurement + 1:04x} 0x{measurement + 1:04x}")
+    line = tool.expect(r"handle: 0x([0-9a-f]{4}), uuid: ([0-9a-f-]{36})|Discover descriptors failed.*", 20)
+    if not tool.check(f"descriptor discovery finds 2A37's CCCD ({line.group(0) if line else 'no answer'})",
+                      line is not None and line.group(2) == CCCD):
+        return
+    tool.send("char-read-uuid 2a38")
+    line = tool.expect(r"handle: 0x[0-9a-f]{4} \t value: ([0-9a-f ]*)|Read characteristics by UUID failed: (.*)", 20)
+    value = line.group(1).replace(" ", "") if line is not None and line.group(1) is not None else None
+    print(f"value 2a38 {value}", flush=True)
+    tool.check(f"2A38 (Body Sensor Location) reads 01 ({value or (line.group(2) if line else 'no answer')})",
+               value == "01")
+    error = tool.write(measurement + 1, "0100")
+    tool.check(f"writing 01 00 to 2A37's CCCD succeeds ({error or 'written'})", error is None)
+    values = tool.notifications(measurement, 3, 10)
+    print(f"value 2a37-notified {values}", flush=True)
+    tool.check(f"2A37 is notified 72, 73 and 74 bpm ({values})", values == ["00 48", "00 49", "00 4a"])
+    tool.send("disconnect")
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) < 3 or argv[0] not in ("mirror", "protected") or (argv[0] == "protected" and len(argv) < 5):
+    if len(argv) < 3 or argv[0] not in ("mirror", "protected", "heart-rate") or (argv[0] == "protected" and len(argv) < 5):
         sys.exit(__doc__)
     tool = Gatttool(argv[1], argv[2])
     try:
         if argv[0] == "mirror":
             mirror(tool)
+        elif argv[0] == "heart-rate":
+            heart_rate(tool)
         else:
             protected(tool, argv[3], argv[4:])
     finally:

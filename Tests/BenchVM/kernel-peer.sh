@@ -1,5 +1,5 @@
 # Sourced by groups/bluetooth.sh, with its peer still running (Tests/Peers/ble_peer.py --vhci
-# --kernel-vhci 1, one bumble import for both parts): the Linux kernel's own Bluetooth stack as
+# --kernel-vhci 2, one bumble import for all parts): the Linux kernel's own Bluetooth stack as
 # the independent peer of hwprobe's peripheral role and Security Manager (issues 28 and 29).
 # hwprobe opens hci0 through the HCI user channel; the kernel manages hci1 on the same link (its
 # LE connections, L2CAP, ATT sockets and SMP), driven by BlueZ's own tools: btmgmt (the kernel's
@@ -10,7 +10,9 @@
 #   2. btmgmt pair from hci1 bonds with hwprobe serve --pairing required (Just Works, then Passkey
 #      Entry), and gatttool reads values that need security, encrypted with that bond;
 #   3. hwprobe pair on hci0 bonds with hci1 advertising through the kernel, by Secure Connections
-#      and then by legacy pairing; both sides must hold the same keys, filed the same way.
+#      and then by legacy pairing; both sides must hold the same keys, filed the same way;
+#   4. hwprobe relay between hci2 (the kernel as the device) and hci1 (the kernel as the app)
+#      (kernel-relay.sh).
 # What the kernel did differently from bumble is in docs/testing.md §4.
 # Needs bluez and bluez-test-tools (btmgmt, gatttool) on the host, whose root the VM shares.
 K="${kernel%%/*}"; K="${K#hci}"  # the kernel's controller (from the peer's READY line)
@@ -245,4 +247,7 @@ else
     fail "hwprobe pair --legacy bonds with the kernel, keys filed the same way" "exit $rc: $got" "kernel: $events" "$same" "$(cat "$work/legacy.err")"
 fi
 elapsed "legacy pairing with the kernel as peripheral" "$started"
+
+# 5. (the header's 4.) hwprobe relay between two kernel-managed controllers (Tests/BenchVM/kernel-relay.sh).
+. "$repo/Tests/BenchVM/kernel-relay.sh"
 exec 7>&-

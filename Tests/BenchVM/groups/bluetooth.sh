@@ -3,7 +3,7 @@
 # kernel's hci0, linked to bumble's mirror peripheral (Tests/Peers/ble_peer.py --profile mirror
 # --vhci). Our host stack opens hci:0 through the user channel (HCIDEVDOWN, then bind). A second
 # one on the same link, hci1, stays the kernel's: BlueZ and the kernel's stack meet hwprobe serve
-# and pair there (Tests/BenchVM/kernel-peer.sh).
+# and pair there, and a third, hci2, is the device hwprobe relay stands before (Tests/BenchVM/kernel-peer.sh).
 # Runs inside the bench VM with modules bluetooth and hci_vhci: scripts/test-vm bluetooth.
 . "$(dirname "$0")/../guest-lib.sh"
 
@@ -14,7 +14,7 @@ NO_CAP="needs CAP_NET_ADMIN (run with sudo or setcap cap_net_admin+ep on hwprobe
 mkfifo "$work/peer.in"
 exec 5<>"$work/peer.in"
 started=$(date +%s.%N)
-"$PEER_PY" "$repo/Tests/Peers/ble_peer.py" --profile mirror --vhci --kernel-vhci 1 <&5 >"$work/peer.out" 2>"$work/peer.err" &
+"$PEER_PY" "$repo/Tests/Peers/ble_peer.py" --profile mirror --vhci --kernel-vhci 2 <&5 >"$work/peer.out" 2>"$work/peer.err" &
 peer=$!
 ready() { grep -q "^READY" "$work/peer.out" || ! kill -0 "$peer" 2>/dev/null; }
 wait_until 90 ready
@@ -25,7 +25,8 @@ if ! grep -q "^READY.* vhci=hci0 kernel=hci1/" "$work/peer.out"; then
 fi
 pass "bumble controllers attached through /dev/vhci become hci0 (ours) and hci1 (the kernel's) ($(cat "$work/peer.out"))"
 mirror="$(sed -n 's/.* address=\([^ ]*\).*/\1/p' "$work/peer.out")"
-kernel="$(sed -n 's/.* kernel=\([^ ]*\).*/\1/p' "$work/peer.out")"
+kernel="$(grep -o ' kernel=[^ ]*' "$work/peer.out" | sed -n '1s/ kernel=//p')"   # hci1: BlueZ's peer
+device="$(grep -o ' kernel=[^ ]*' "$work/peer.out" | sed -n '2s/ kernel=//p')"   # hci2: the relayed device
 
 # 1. list: the controller and the mirror, claimed by our driver, seen through the user channel.
 #    hci0 is up first (as if bluetoothd had powered it on): our stack must bring it down itself.
